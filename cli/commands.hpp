@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace shaderbake::cli {
+
+// Each command registers its options on the app and returns the function that runs it (called after a
+// successful parse). run functions return an ExitCode.
+struct DedupeOptions {
+  std::vector<std::string> traces;
+  bool json = false;
+  bool strict = false;
+};
+int run_dedupe(const DedupeOptions& options);
+
+struct SchemaOptions {
+  std::string name;
+};
+int run_schema(const SchemaOptions& options);
+
+}  // namespace shaderbake::cli

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/terminal_sink.hpp"
+#include "emitters/nv2a/guest_model.hpp"
+#include "lib/plan/key_census.hpp"
+#include "lib/trace/trace_reader.hpp"
+
+namespace shaderbake::cli {
+
+namespace {
+
+nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::TraceReader& reader) {
+  nlohmann::ordered_json out;
+  out["draws"] = c.draws;
+  out["frames"] = c.frames;
+  out["unique_exact_keys"] = c.unique_exact_keys;
+  out["unique_fallback_families"] = c.unique_fallback_families;
+  out["unique_pipeline_keys"] = c.unique_pipeline_keys;
+  out["unique_fallback_pipeline_keys"] = c.unique_fallback_pipeline_keys;
+  out["bad_records"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : c.bad_records) out["bad_records"][reason] = count;
+  out["files"] = nlohmann::ordered_json::array();
+  for (const trace::FileSummary& f : reader.files()) {
+    nlohmann::ordered_json file;
+    file["path"] = f.path;
+    file["readable"] = f.readable;
+    file["records"] = f.records;
+    file["states"] = f.states;
+    file["draws"] = f.draws;
+    file["bad_records"] = nlohmann::ordered_json::object();
+    for (const auto& [reason, count] : f.bad_records) file["bad_records"][reason] = count;
+    // Provenance: the capture record as written (any fields a capture tool adds).
+    file["capture"] = f.capture.empty() ? nlohmann::ordered_json(nullptr)
+                                        : nlohmann::ordered_json::parse(f.capture, nullptr, false);
+    out["files"].push_back(std::move(file));
+  }
+  return out;
+}
+
+void print_counts(const plan::DedupeCounts& c) {
+  auto row = [](const char* name, uint64_t value) {
+    std::printf("%-31s %12llu\n", name, static_cast<unsigned long long>(value));
+  };
+  row("draws", c.draws);
+  row("frames", c.frames);
+  row("unique exact keys", c.unique_exact_keys);
+  row("unique fallback families", c.unique_fallback_families);
+  row("unique pipeline keys", c.unique_pipeline_keys);
+  row("unique fallback pipeline keys", c.unique_fallback_pipeline_keys);
+  uint64_t bad = 0;
+  for (const auto& [reason, count] : c.bad_records) bad += count;
+  row("bad records", bad);
+  for (const auto& [reason, count] : c.bad_records)
+    std::printf("  %-29s %12llu\n", reason.c_str(), static_cast<unsigned long long>(count));
+}
+
+}  // namespace
+
+int run_dedupe(const DedupeOptions& options) {
+  TerminalSink sink;
+  nv2a::Nv2aGuestModel model;
+  trace::ReaderOptions reader_options;
+  reader_options.strict = options.strict;
+  trace::TraceReader reader(model, reader_options, sink);
+  plan::KeyCensus census(reader);
+  for (const std::string& path : options.traces) {
+    Status s = reader.read_file(path, census);
+    if (!s && options.strict) {
+      sink.print_suppressed();
+      return s.error().kind == ErrorKind::io ? kExitBadInput : kExitBadInput;
+    }
+  }
+  sink.print_suppressed();
+  const plan::DedupeCounts counts = census.counts();
+  if (options.json) {
+    std::printf("%s\n", counts_json(counts, reader).dump(2).c_str());
+  } else {
+    print_counts(counts);
+  }
+  for (const trace::FileSummary& f : reader.files())
+    if (!f.readable) return kExitFailures;
+  return kExitOk;
+}
+
+}  // namespace shaderbake::cli

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// shaderbake: main only parses flags and calls one run_<command> function.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+
+int main(int argc, char** argv) {
+  using namespace shaderbake::cli;
+  CLI::App app{
+      "shaderbake: bakes guest GPU states captured from real play into validated, ready-to-map shader bundles, "
+      "so an emulator never compiles a shader at first use.\n"};
+  app.name("shaderbake");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "shaderbake 0.1.0");
+  app.footer(
+      "Exit codes: 0 ok, 1 finished with failures, 2 usage, 3 bad input, 4 toolchain/device, 5 output.\n"
+      "Run 'shaderbake COMMAND --help' for a command's options.");
+
+  DedupeOptions dedupe;
+  CLI::App* dedupe_cmd = app.add_subcommand(
+      "dedupe",
+      "Read traces and count the unique specialization keys, fallback families and pipeline keys a build needs.");
+  dedupe_cmd->add_option("traces", dedupe.traces, "Trace files (.jsonl streamed, .json document form)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  dedupe_cmd->add_flag("--json", dedupe.json, "Print one JSON object (schema: 'shaderbake schema dedupe')");
+  dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
+
+  SchemaOptions schema;
+  CLI::App* schema_cmd = app.add_subcommand("schema", "Print a JSON Schema of a shaderbake format.");
+  schema_cmd->add_option("name", schema.name, "trace | dedupe")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (*dedupe_cmd) return run_dedupe(dedupe);
+  if (*schema_cmd) return run_schema(schema);
+  return kExitUsage;
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#include "emitters/nv2a/guest_model.hpp"
+
+#include "emitters/nv2a/program_json.hpp"
+
+namespace shaderbake::nv2a {
+
+ProgramKeys program_keys(const sbk_nv2a_program& program) {
+  ProgramKeys keys;
+  keys.exact_key.resize(SBK_NV2A_EXACT_KEY_SIZE);
+  keys.family_key.resize(SBK_NV2A_FAMILY_KEY_SIZE);
+  sbk_nv2a_encode_exact_key(&program, keys.exact_key.data());
+  sbk_nv2a_encode_family_key(&program, keys.family_key.data());
+  return keys;
+}
+
+Result<ProgramKeys> Nv2aGuestModel::decode_program(json::od::value& program, const json::RecordContext& ctx,
+                                                   std::string_view pointer) const {
+  auto decoded = nv2a::decode_program(program, ctx, pointer);
+  if (!decoded) return std::move(decoded).error();
+  return program_keys(*decoded);
+}
+
+Status Nv2aGuestModel::check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
+                                     std::string_view pointer) const {
+  auto decoded = nv2a::decode_dynamic(dynamic, ctx, pointer);
+  if (!decoded) return std::move(decoded).error();
+  return ok_status();
+}
+
+}  // namespace shaderbake::nv2a

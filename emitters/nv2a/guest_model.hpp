@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "lib/guest/guest_model.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::nv2a {
+
+// Canonical keys of an nv2a program, computed by the runtime header (the one definition a renderer shares).
+ProgramKeys program_keys(const sbk_nv2a_program& program);
+
+// The nv2a guest model as lib/ sees it.
+class Nv2aGuestModel final : public GuestModel {
+ public:
+  std::string_view name() const override { return "nv2a"; }
+  Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
+                                     std::string_view pointer) const override;
+  Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
+                       std::string_view pointer) const override;
+};
+
+}  // namespace shaderbake::nv2a

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "lib/core/result.hpp"
+#include "lib/json/json_reader.hpp"
+
+namespace shaderbake {
+
+// The canonical identities of one guest program (DESIGN.md §2).
+struct ProgramKeys {
+  std::vector<uint8_t> exact_key;   // every static field the exact emitter reads
+  std::vector<uint8_t> family_key;  // only what the fallback ubershader cannot take at run time
+};
+
+// What lib/ needs to know of a guest model: how to read its records. Implemented per model in emitters/
+// (emitters/nv2a), handed to lib/ by the CLI, so lib/ never depends on a guest model.
+// Implementations are immutable after construction and safe to call from several threads.
+class GuestModel {
+ public:
+  virtual ~GuestModel() = default;
+
+  // The "guest" name traces carry in their capture record ("nv2a").
+  virtual std::string_view name() const = 0;
+
+  // Decodes a record's "program" object and returns its canonical keys. Errors name the field.
+  virtual Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
+                                             std::string_view pointer) const = 0;
+
+  // Checks a record's "dynamic" object (runtime values: never part of a key).
+  virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
+                               std::string_view pointer) const = 0;
+};
+
+}  // namespace shaderbake

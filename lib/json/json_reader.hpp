@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Location-aware decoding helpers over simdjson's on-demand API. Every helper reads exactly one value and,
+// on failure, returns an Error that names the file position of the offending token and the JSON pointer of
+// the field, with a stable reason id:
+//   malformed_json  the text is not JSON
+//   wrong_type      the value has another JSON type than the field needs
+//   out_of_range    a number or word outside the field's range
+//   unknown_name    a string that is not one of the field's names
+//   missing_field / duplicate_field
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <span>
+#include <string_view>
+
+#include "lib/core/result.hpp"
+
+namespace shaderbake::json {
+
+namespace od = simdjson::ondemand;
+
+// The text of one record and how to turn a pointer into it back into a file position.
+class RecordContext {
+ public:
+  // `text_start` is the first byte of the record, which lies on `first_line` at `first_column` (1-based).
+  RecordContext(std::string_view file, uint64_t first_line, uint64_t first_column, const char* text_start)
+      : file_(file), first_line_(first_line), first_column_(first_column), text_start_(text_start) {}
+
+  SourceLocation locate(const char* at, std::string_view pointer) const;
+  Error error(const char* at, std::string_view pointer, std::string_view reason, std::string message) const;
+  // An error for a simdjson failure while reading `pointer` at `at`.
+  Error json_error(simdjson::error_code code, const char* at, std::string_view pointer) const;
+
+  const char* text_start() const { return text_start_; }
+
+ private:
+  std::string_view file_;
+  uint64_t first_line_;
+  uint64_t first_column_;
+  const char* text_start_;
+};
+
+// Start of the token a value begins with (for error positions); nullptr when unknown.
+const char* token_position(od::value& value);
+
+std::string child_pointer(std::string_view parent, std::string_view field);
+std::string child_pointer(std::string_view parent, size_t index);
+
+Result<od::object> read_object(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<od::array> read_array(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<bool> read_bool(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<int64_t> read_int(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, std::string_view pointer);
+// A 32-bit hardware word or colour: a "0x" hex string of 1-8 digits (either case) or an integer.
+Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, std::string_view pointer);
+
+// Walks a value of any shape to its end, so malformed JSON inside fields a reader ignores is still caught.
+Status skip_validated(od::value& value, const RecordContext& ctx, std::string_view pointer);
+
+// Parses "0x..." hex (1-8 digits); false when the text is not that.
+bool parse_hex_word(std::string_view text, uint32_t* out);
+
+}  // namespace shaderbake::json
+
+namespace shaderbake::json {
+
+// Iterates the fields of `object`, calling `on_field(index_in_names, value, field_pointer) -> Status` for each
+// field named in `names`. A repeated field is a duplicate_field error. A field not in `names` is an
+// unknown_field error when `reject_unknown` (objects that define an identity must not carry a typo that
+// silently falls back to a default), otherwise it is validated and skipped. On success `*seen` holds one bit
+// per name that was present (so names may number at most 64).
+template <class OnField>
+Status for_each_field(od::object& object, std::span<const std::string_view> names, bool reject_unknown,
+                      const RecordContext& ctx, std::string_view pointer, uint64_t* seen, OnField&& on_field) {
+  *seen = 0;
+  for (auto field_result : object) {
+    od::field field;
+    if (auto err = std::move(field_result).get(field)) return ctx.json_error(err, nullptr, pointer);
+    // raw() points just past the key's opening quote.
+    const char* at = field.key().raw() - 1;
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return ctx.json_error(err, at, pointer);
+    od::value& value = field.value();
+    const std::string field_pointer = child_pointer(pointer, key);
+    size_t index = names.size();
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == key) index = i;
+    if (index == names.size()) {
+      if (reject_unknown)
+        return ctx.error(at, field_pointer, "unknown_field",
+                         "unknown field " + field_pointer + " (accepted here: " + [&] {
+                           std::string list;
+                           for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+                           return list;
+                         }() + ")");
+      Status skipped = skip_validated(value, ctx, field_pointer);
+      if (!skipped) return skipped;
+      continue;
+    }
+    if (*seen & (uint64_t{1} << index))
+      return ctx.error(at, field_pointer, "duplicate_field", "field " + field_pointer + " appears twice");
+    *seen |= uint64_t{1} << index;
+    Status s = on_field(index, value, field_pointer);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+// A missing_field error for the first name in `required` (indices into names) that `seen` lacks, or ok.
+Status require_fields(uint64_t seen, std::span<const std::string_view> names, std::span<const size_t> required,
+                      const RecordContext& ctx, const char* at, std::string_view pointer);
+
+}  // namespace shaderbake::json

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lib/core/key_interner.hpp"
+#include "lib/trace/trace_reader.hpp"
+
+namespace shaderbake::plan {
+
+// What `shaderbake dedupe` reports (schemas/dedupe.schema.json).
+struct DedupeCounts {
+  uint64_t draws = 0;
+  uint64_t frames = 0;  // distinct frame numbers, summed over files (each file is its own session)
+  uint64_t unique_exact_keys = 0;
+  uint64_t unique_fallback_families = 0;
+  uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface)
+  uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state
+  std::map<std::string, uint64_t> bad_records;
+};
+
+// Counts the unique identities behind the draws a TraceReader hands on. Pipeline keys are built as canonical
+// bytes by the runtime header (sbk_encode_pipeline_key) and interned once per distinct (program, host) pair,
+// so the per-draw cost is one hash lookup. Memory grows with unique pairs and frames, not with draws.
+class KeyCensus final : public trace::DrawConsumer {
+ public:
+  explicit KeyCensus(const trace::TraceReader& reader) : reader_(reader) {}
+
+  void on_draw(const trace::DrawEvent& draw) override;
+
+  DedupeCounts counts() const;
+
+  // The exact pipeline keys and fallback pipeline keys met so far, in first-use order.
+  const KeyInterner& pipeline_keys() const { return pipeline_keys_; }
+  const KeyInterner& fallback_pipeline_keys() const { return fallback_pipeline_keys_; }
+
+ private:
+  void add_pair(uint32_t program, uint32_t host);
+
+  const trace::TraceReader& reader_;
+  uint64_t draws_ = 0;
+  std::vector<bool> program_drawn_;
+  std::vector<bool> family_drawn_;
+  uint64_t programs_drawn_ = 0;
+  uint64_t families_drawn_ = 0;
+  std::unordered_set<uint64_t> pairs_;
+  uint64_t last_pair_ = UINT64_MAX;
+  KeyInterner pipeline_keys_;
+  KeyInterner fallback_pipeline_keys_;
+  // Distinct frames per file; the last (file, frame) short-cuts the common in-order case.
+  std::vector<std::unordered_set<int64_t>> frames_;
+  uint64_t last_frame_file_ = UINT64_MAX;
+  int64_t last_frame_ = -1;
+};
+
+}  // namespace shaderbake::plan

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/core/diagnostics.hpp"
+#include "lib/core/key_interner.hpp"
+#include "lib/guest/guest_model.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::trace {
+
+// The trace format this reader speaks (DESIGN.md §5, schemas/trace.schema.json).
+inline constexpr std::string_view kTraceFormat = "shaderbake-trace/1";
+
+struct ReaderOptions {
+  // Stop at the first bad record instead of skipping and counting it.
+  bool strict = false;
+  // Upper bound on the bytes of distinct raw "program"/"host" texts remembered to skip re-decoding them.
+  // Past it decoding still works, only slower; memory stays bounded whatever the trace holds.
+  uint64_t memo_limit_bytes = uint64_t{256} << 20;
+};
+
+// One draw, as the reader hands it on. `program` indexes exact_keys() (and program_family()), `host` indexes
+// host_states(): both are unique across every file read by one TraceReader.
+struct DrawEvent {
+  uint32_t file;
+  uint64_t line;
+  int64_t frame;
+  int64_t draw;
+  uint32_t program;
+  uint32_t host;
+};
+
+class DrawConsumer {
+ public:
+  virtual ~DrawConsumer() = default;
+  virtual void on_draw(const DrawEvent& draw) = 0;
+};
+
+struct FileSummary {
+  std::string path;
+  std::string capture;  // the capture record's JSON text: provenance carried into reports
+  uint64_t records = 0;  // non-empty lines (or document entries) seen
+  uint64_t draws = 0;    // good draws handed on
+  uint64_t states = 0;   // good state records
+  std::map<std::string, uint64_t> bad_records;  // reason -> count
+  bool readable = true;  // false when the file as a whole could not be used (I/O, no capture record...)
+};
+
+// Streams trace files (JSON Lines, or the {"records": [...]} document form for names ending in ".json")
+// and turns every good draw into a DrawEvent. Memory grows with the unique states, never with the draws.
+//
+// Bad input: every bad record is reported to the sink (a warning, or an error under `strict`) with file,
+// line, column and JSON pointer, counted by reason in the file's summary, and skipped; the records around it
+// are unaffected. A draw that names a state whose record was bad is counted as "state_rejected".
+// Not thread-safe: use one reader per thread.
+class TraceReader {
+ public:
+  TraceReader(const GuestModel& model, ReaderOptions options, DiagnosticSink& sink);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // Reads a whole file. Returns an error when the file cannot be read, or under `strict` at the first bad
+  // record; otherwise ok, with problems counted in files().back().
+  Status read_file(const std::string& path, DrawConsumer& consumer);
+
+  // Reads trace text held in memory (`name` is used in locations; `document_form` selects {"records": [...]}).
+  Status read_text(std::string_view name, std::string_view text, bool document_form, DrawConsumer& consumer);
+
+  const KeyInterner& exact_keys() const { return exact_keys_; }
+  const KeyInterner& family_keys() const { return family_keys_; }
+  const KeyInterner& host_states() const { return host_states_; }
+  // The decoded host state of each host_states() entry.
+  const sbk_host_state& host_state(uint32_t host) const { return host_values_[host]; }
+  // Family index (into family_keys()) of each program.
+  const std::vector<uint32_t>& program_family() const { return program_family_; }
+  const std::vector<FileSummary>& files() const { return files_; }
+  std::map<std::string, uint64_t> bad_records() const;
+
+ private:
+  class FileState;
+  friend class FileState;
+
+  const GuestModel& model_;
+  ReaderOptions options_;
+  DiagnosticSink& sink_;
+
+  KeyInterner exact_keys_;
+  KeyInterner family_keys_;
+  KeyInterner host_states_;
+  std::vector<sbk_host_state> host_values_;
+  std::vector<uint32_t> program_family_;
+
+  // Raw record texts already decoded: text -> program / host index.
+  KeyInterner program_texts_;
+  std::vector<uint32_t> program_of_text_;
+  KeyInterner host_texts_;
+  std::vector<uint32_t> host_of_text_;
+
+  simdjson::ondemand::parser record_parser_;
+  simdjson::ondemand::parser field_parser_;
+  simdjson::ondemand::parser document_parser_;
+
+  std::vector<FileSummary> files_;
+};
+
+}  // namespace shaderbake::trace
