@@ -61,7 +61,8 @@ class TraceReader::FileState {
     uint32_t host;
   };
 
-  // Reports a bad record; returns the error when reading must stop (strict mode, or a file-level problem).
+  // Reports a bad record; returns the error when reading must stop (strict mode). A file-level problem
+  // marks the file abandoned: the caller stops reading it.
   Status bad(Error error, bool file_level = false);
   Result<uint32_t> program_of(std::string_view text, size_t capacity, const json::RecordContext& outer);
   Result<uint32_t> host_of(std::string_view text, size_t capacity, const json::RecordContext& outer);
@@ -85,8 +86,9 @@ class TraceReader::FileState {
 
 Status TraceReader::FileState::bad(Error error, bool file_level) {
   ++summary_.bad_records[error.reason];
-  const bool stop = r_.options_.strict || file_level;
-  r_.sink_.report(stop ? Severity::error : Severity::warning, error);
+  // A file-level problem ends this file (reported as an error) but, outside strict mode, not the run.
+  const bool stop = r_.options_.strict;
+  r_.sink_.report(stop || file_level ? Severity::error : Severity::warning, error);
   if (file_level) {
     abandoned_ = true;
     summary_.readable = false;

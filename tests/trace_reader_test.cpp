@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+// Trace ingest (DESIGN.md §5): both record shapes, both file forms, and every kind of bad input, each
+// reported with file, line, column and field, skipped, and counted, without losing the good records.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "emitters/nv2a/guest_model.hpp"
+#include "lib/plan/key_census.hpp"
+#include "lib/trace/trace_reader.hpp"
+
+namespace {
+
+using namespace shaderbake;
+
+const std::string kCapture = R"({"type":"capture","format":"shaderbake-trace/1","guest":"nv2a","title":"test"})";
+
+std::string program(const std::string& rgb_in0 = "0x04200000", const std::string& extra_stage_word = "0x00000000",
+                    const std::string& disabled_mode = "none") {
+  return R"({"combiner_control":"0x00000001","rgb_inputs":[")" + rgb_in0 + R"(",")" + extra_stage_word +
+         R"("],"rgb_outputs":["0x000000C0"],"alpha_inputs":["0x18140000"],"alpha_outputs":["0x000000C0"],)"
+         R"("final_inputs":["0x0000000C","0x00001C00"],"texture_modes":["project2d",")" + disabled_mode +
+         R"(","none","none"],"texture_enabled":[true,false,false,false],"alpha_test":{"enabled":false,"func":"always"}})";
+}
+
+std::string host(const std::string& cull = "back") {
+  return R"({"cull_mode":")" + cull + R"(","depth":{"test":true,"write":true,"compare":"less_or_equal"},)"
+         R"("color_formats":["r8g8b8a8_unorm"],"depth_format":"d24_unorm_s8_uint",)"
+         R"("vertex":{"bindings":[{"binding":0,"stride":24,"rate":"vertex"}],)"
+         R"("attributes":[{"semantic":"position","binding":0,"format":"r32g32b32a32_sfloat","offset":0},)"
+         R"({"semantic":"texcoord0","binding":0,"format":"r32g32_sfloat","offset":16}]}})";
+}
+
+std::string state(const std::string& id, const std::string& prog, const std::string& h,
+                  const std::string& dynamic = R"({"c0":["0xFF808080"],"alpha_ref":10})") {
+  return R"({"type":"state","id":")" + id + R"(","program":)" + prog + R"(,"host":)" + h + R"(,"dynamic":)" + dynamic + "}";
+}
+
+std::string draw(int frame, int index, const std::string& state_id) {
+  return R"({"type":"draw","frame":)" + std::to_string(frame) + R"(,"draw":)" + std::to_string(index) +
+         R"(,"state":")" + state_id + R"("})";
+}
+
+std::string inline_draw(int frame, int index, const std::string& prog, const std::string& h,
+                        const std::string& dynamic = R"({"fog_color":"0xFF000000"})") {
+  return R"({"type":"draw","frame":)" + std::to_string(frame) + R"(,"draw":)" + std::to_string(index) +
+         R"(,"program":)" + prog + R"(,"host":)" + h + R"(,"dynamic":)" + dynamic + "}";
+}
+
+std::string lines(std::initializer_list<std::string> records, bool final_newline = true) {
+  std::string out;
+  for (const std::string& r : records) out += r + "\n";
+  if (!final_newline) out.pop_back();
+  return out;
+}
+
+struct Ingest {
+  explicit Ingest(bool strict = false) : reader(model, trace::ReaderOptions{strict, uint64_t{256} << 20}, sink), census(reader) {}
+  Status read(const std::string& text, bool document_form = false) {
+    return reader.read_text("test.jsonl", text, document_form, census);
+  }
+  uint64_t bad(const std::string& reason) const {
+    auto all = reader.bad_records();
+    auto it = all.find(reason);
+    return it == all.end() ? 0 : it->second;
+  }
+  CollectingSink sink;
+  nv2a::Nv2aGuestModel model;
+  trace::TraceReader reader;
+  plan::KeyCensus census;
+};
+
+TEST(TraceReader, state_references_and_inline_draws_meet_in_the_same_keys) {
+  Ingest in;
+  ASSERT_TRUE(in.read(lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1"), draw(1, 1, "s1"),
+                             inline_draw(2, 0, program(), host()), draw(3, 0, "s1")})));
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.draws, 4u);
+  EXPECT_EQ(c.frames, 3u);
+  EXPECT_EQ(c.unique_exact_keys, 1u);
+  EXPECT_EQ(c.unique_fallback_families, 1u);
+  EXPECT_EQ(c.unique_pipeline_keys, 1u);
+  EXPECT_EQ(c.unique_fallback_pipeline_keys, 1u);
+  EXPECT_TRUE(c.bad_records.empty());
+  EXPECT_TRUE(in.sink.entries.empty());
+}
+
+TEST(TraceReader, dynamic_values_ignored_words_and_disabled_modes_never_make_a_new_key) {
+  Ingest in;
+  ASSERT_TRUE(in.read(lines({kCapture,
+                             inline_draw(1, 0, program(), host()),
+                             inline_draw(1, 1, program("0x04200000", "0xDEADBEEF"), host()),  // word past the stage count
+                             inline_draw(1, 2, program("0x04200000", "0x00000000", "cube"), host()),  // disabled stage
+                             inline_draw(1, 3, program(), host(), R"({"c0":["0x12345678"],"final_c1":"0xFFFFFFFF","alpha_ref":255})"),
+                             // The same objects spelt with other whitespace and field order.
+                             R"({ "draw": 4, "frame": 1, "type": "draw", "host": )" + host() + R"(, "program" : )" + program() + " }"})));
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.draws, 5u);
+  EXPECT_EQ(c.unique_exact_keys, 1u);
+  EXPECT_EQ(c.unique_pipeline_keys, 1u);
+}
+
+TEST(TraceReader, static_fields_and_host_state_make_new_keys) {
+  Ingest in;
+  ASSERT_TRUE(in.read(lines({kCapture, inline_draw(1, 0, program(), host()),
+                             inline_draw(1, 1, program("0x04210000"), host()),  // another register
+                             inline_draw(1, 2, program(), host("front"))})));   // another cull mode
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.unique_exact_keys, 2u);
+  EXPECT_EQ(c.unique_fallback_families, 1u);  // same samplers
+  EXPECT_EQ(c.unique_pipeline_keys, 3u);
+  EXPECT_EQ(c.unique_fallback_pipeline_keys, 2u);  // family x {back, front}
+}
+
+struct BadCase {
+  const char* name;
+  std::string record;
+  const char* reason;
+  const char* pointer;      // expected JSON pointer ("" = none expected)
+  const char* column_at;    // the error's column is where this text starts in the record (nullptr: column 1)
+};
+
+std::vector<BadCase> bad_cases() {
+  std::string long_word = program();
+  long_word.replace(long_word.find("0x04200000"), 10, "0x104200000");
+  std::string negative = program();
+  negative.replace(negative.find("\"0x04200000\""), 12, "-5");
+  std::string unknown_field = program();
+  unknown_field.insert(1, R"("combiner_contrl":"0x1",)");
+  std::string short_stages = program();
+  short_stages.replace(short_stages.find("\"0x00000001\""), 12, "\"0x00000003\"");
+  return {
+      {"malformed json", R"({"type":"draw","frame":1,"draw":2,"state":"s1",,})", "malformed_json", "", ",}"},
+      {"unknown record type", R"({"type":"drew","frame":1,"draw":2,"state":"s1"})", "unknown_record_type", "/type", "\"drew\""},
+      {"missing frame", R"({"type":"draw","draw":2,"state":"s1"})", "missing_field", "/frame", nullptr},
+      {"frame of the wrong type", R"({"type":"draw","frame":"one","draw":2,"state":"s1"})", "wrong_type", "/frame", "\"one\""},
+      {"negative draw index", R"({"type":"draw","frame":1,"draw":-2,"state":"s1"})", "out_of_range", "/draw", "-2"},
+      {"unknown state", R"({"type":"draw","frame":1,"draw":2,"state":"s404"})", "unknown_state", "/state", "\"s404\""},
+      {"word out of range", inline_draw(1, 2, long_word, host()), "out_of_range", "/program/rgb_inputs/0", "\"0x104200000\""},
+      {"negative word", inline_draw(1, 2, negative, host()), "out_of_range", "/program/rgb_inputs/0", "-5"},
+      {"unknown field in a program", inline_draw(1, 2, unknown_field, host()), "unknown_field", "/program/combiner_contrl", "\"combiner_contrl\""},
+      {"fewer stage words than stages", inline_draw(1, 2, short_stages, host()), "missing_field", "/program/rgb_inputs", "[\"0x04200000\""},
+      {"unknown cull mode", inline_draw(1, 2, program(), host("backside")), "unknown_name", "/host/cull_mode", "\"backside\""},
+      {"state and program together", R"({"type":"draw","frame":1,"draw":2,"state":"s1","program":)" + program() + R"(,"host":)" + host() + "}",
+       "conflicting_fields", "/state", "\"s1\""},
+      {"duplicate state id", state("s1", program(), host()), "duplicate_state_id", "/id", "\"s1\""},
+      {"trailing garbage", draw(1, 2, "s1") + " x", "malformed_json", "", "x"},
+      {"second capture record", kCapture, "duplicate_capture", "/type", nullptr},
+      {"a record that is not an object", "[1,2,3]", "wrong_type", "", nullptr},
+  };
+}
+
+TEST(TraceReader, every_bad_record_is_located_counted_and_skipped_without_losing_its_neighbours) {
+  for (const BadCase& bad : bad_cases()) {
+    SCOPED_TRACE(bad.name);
+    Ingest in;
+    const std::string text = lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1"), bad.record, draw(1, 1, "s1")});
+    ASSERT_TRUE(in.read(text));
+    EXPECT_EQ(in.bad(bad.reason), 1u);
+    EXPECT_EQ(in.census.counts().draws, 2u) << "the good draws around the bad record must survive";
+    ASSERT_EQ(in.sink.entries.size(), 1u);
+    const Error& e = in.sink.entries[0].error;
+    EXPECT_EQ(in.sink.entries[0].severity, Severity::warning);
+    EXPECT_EQ(e.reason, bad.reason) << e.to_string();
+    EXPECT_EQ(e.where.file, "test.jsonl");
+    EXPECT_EQ(e.where.line, 4u) << e.to_string();
+    EXPECT_EQ(e.where.json_pointer, bad.pointer) << e.to_string();
+    const size_t expected_column = bad.column_at ? bad.record.find(bad.column_at) + 1 : 1;
+    ASSERT_NE(expected_column, std::string::npos + 1) << "test bug: marker not in record";
+    EXPECT_EQ(e.where.column, expected_column) << e.to_string();
+    EXPECT_FALSE(e.message.empty());
+  }
+}
+
+TEST(TraceReader, a_draw_of_a_rejected_state_is_counted_as_such) {
+  Ingest in;
+  ASSERT_TRUE(in.read(lines({kCapture, state("bad", program(), host("sideways")), draw(1, 0, "bad"), draw(1, 1, "bad")})));
+  EXPECT_EQ(in.bad("unknown_name"), 1u);
+  EXPECT_EQ(in.bad("state_rejected"), 2u);
+  EXPECT_EQ(in.census.counts().draws, 0u);
+}
+
+TEST(TraceReader, a_cut_off_last_line_is_a_truncated_record) {
+  Ingest in;
+  std::string cut = draw(1, 1, "s1");
+  cut.resize(cut.size() - 6);
+  ASSERT_TRUE(in.read(lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1"), cut}, false)));
+  EXPECT_EQ(in.bad("truncated_record"), 1u);
+  EXPECT_EQ(in.census.counts().draws, 1u);
+  // A complete last line without its newline is fine.
+  Ingest whole;
+  ASSERT_TRUE(whole.read(lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1")}, false)));
+  EXPECT_EQ(whole.census.counts().draws, 1u);
+  EXPECT_TRUE(whole.reader.bad_records().empty());
+}
+
+TEST(TraceReader, a_file_without_a_usable_capture_record_is_refused_whole) {
+  struct FileCase {
+    std::string first;
+    const char* reason;
+  };
+  const std::vector<FileCase> cases = {
+      {draw(1, 0, "s1"), "missing_capture"},
+      {R"({"type":"capture","format":"shaderbake-trace/1","guest":"gamecube"})", "wrong_guest"},
+      {R"({"type":"capture","format":"shaderbake-trace/9","guest":"nv2a"})", "unsupported_format"},
+      {R"({"type":"capture","guest":"nv2a"})", "missing_field"},
+  };
+  for (const FileCase& fc : cases) {
+    SCOPED_TRACE(fc.reason);
+    Ingest in;
+    EXPECT_TRUE(in.read(lines({fc.first, state("s1", program(), host()), draw(1, 0, "s1")})));
+    EXPECT_EQ(in.bad(fc.reason), 1u);
+    EXPECT_FALSE(in.reader.files().back().readable);
+    EXPECT_EQ(in.census.counts().draws, 0u);
+    ASSERT_EQ(in.sink.entries.size(), 1u);
+    EXPECT_EQ(in.sink.entries[0].severity, Severity::error);
+  }
+}
+
+TEST(TraceReader, strict_mode_stops_at_the_first_bad_record) {
+  Ingest in(true);
+  const Status s = in.read(lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1"),
+                                  R"({"type":"draw","frame":1,"draw":2,"state":"nope"})", draw(1, 1, "s1")}));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().reason, "unknown_state");
+  EXPECT_EQ(s.error().where.line, 4u);
+  EXPECT_EQ(in.census.counts().draws, 1u);
+}
+
+TEST(TraceReader, document_form_reads_like_json_lines_and_locates_errors_by_line) {
+  const std::string doc = "{\"records\": [\n  " + kCapture + ",\n  " + state("s1", program(), host()) + ",\n  " +
+                          draw(1, 0, "s1") + ",\n  " + R"({"type":"draw","frame":1,"draw":1,"state":"s2"})" + ",\n  " +
+                          inline_draw(2, 0, program(), host()) + "\n]}\n";
+  Ingest in;
+  ASSERT_TRUE(in.read(doc, true));
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.draws, 2u);
+  EXPECT_EQ(c.unique_exact_keys, 1u);
+  ASSERT_EQ(in.sink.entries.size(), 1u);
+  EXPECT_EQ(in.sink.entries[0].error.reason, "unknown_state");
+  EXPECT_EQ(in.sink.entries[0].error.where.line, 5u);
+  EXPECT_EQ(in.sink.entries[0].error.where.column, 3u + std::string(R"({"type":"draw","frame":1,"draw":1,"state":)").size());
+}
+
+TEST(TraceReader, memory_grows_with_unique_states_not_with_draws) {
+  auto stored = [](int draws) {
+    std::string text = lines({kCapture, state("s1", program(), host())});
+    for (int i = 0; i < draws; ++i)
+      text += (i % 2 ? draw(i / 100, i % 100, "s1") : inline_draw(i / 100, i % 100, program(), host())) + "\n";
+    Ingest in;
+    EXPECT_TRUE(in.read(text));
+    EXPECT_EQ(in.census.counts().draws, static_cast<uint64_t>(draws));
+    return in.reader.exact_keys().stored_bytes() + in.reader.host_states().stored_bytes() +
+           in.census.pipeline_keys().stored_bytes();
+  };
+  EXPECT_EQ(stored(1000), stored(20000));
+}
+
+TEST(TraceReader, streaming_from_a_file_across_chunk_boundaries_matches_reading_from_memory) {
+  // Several MiB so that lines straddle the reader's 4 MiB chunks, plus one line longer than a chunk.
+  std::string text = lines({kCapture, state("s1", program(), host()), state("s2", program("0x04210000"), host("none"))});
+  const std::string huge_note(5 << 20, 'n');
+  for (int i = 0; i < 60000; ++i) {
+    if (i == 30000) text += R"({"type":"draw","frame":300,"draw":0,"state":"s1","note":")" + huge_note + "\"}\n";
+    text += (i % 3 == 0 ? inline_draw(i / 100, i % 100, program(), host("front")) : draw(i / 100, i % 100, i % 3 == 1 ? "s1" : "s2")) + "\n";
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("shaderbake_stream_test_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  Ingest from_file, from_memory;
+  ASSERT_TRUE(from_file.reader.read_file(path.string(), from_file.census));
+  ASSERT_TRUE(from_memory.read(text));
+  std::filesystem::remove(path);
+  const auto a = from_file.census.counts(), b = from_memory.census.counts();
+  EXPECT_EQ(a.draws, 60001u);
+  EXPECT_EQ(a.draws, b.draws);
+  EXPECT_EQ(a.frames, b.frames);
+  EXPECT_EQ(a.unique_exact_keys, 2u);
+  EXPECT_EQ(a.unique_pipeline_keys, 3u);
+  EXPECT_EQ(a.unique_pipeline_keys, b.unique_pipeline_keys);
+  EXPECT_TRUE(from_file.reader.bad_records().empty());
+}
+
+TEST(TraceReader, an_unreadable_file_is_an_io_error_and_other_files_still_count) {
+  Ingest in;
+  const Status s = in.reader.read_file("/nonexistent/trace.jsonl", in.census);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind, ErrorKind::io);
+  EXPECT_TRUE(in.read(lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1")})));
+  EXPECT_EQ(in.census.counts().draws, 1u);
+}
+
+}  // namespace
