@@ -15,14 +15,14 @@ ProgramKeys program_keys(const sbk_nv2a_program& program) {
 }
 
 Result<ProgramKeys> Nv2aGuestModel::decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                                   std::string_view pointer) const {
+                                                   const json::Pointer& pointer) const {
   auto decoded = nv2a::decode_program(program, ctx, pointer);
   if (!decoded) return std::move(decoded).error();
   return program_keys(*decoded);
 }
 
 Status Nv2aGuestModel::check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                                     std::string_view pointer) const {
+                                     const json::Pointer& pointer) const {
   auto decoded = nv2a::decode_dynamic(dynamic, ctx, pointer);
   if (!decoded) return std::move(decoded).error();
   return ok_status();

@@ -14,9 +14,9 @@ class Nv2aGuestModel final : public GuestModel {
  public:
   std::string_view name() const override { return "nv2a"; }
   Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                     std::string_view pointer) const override;
+                                     const json::Pointer& pointer) const override;
   Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                       std::string_view pointer) const override;
+                       const json::Pointer& pointer) const override;
 };
 
 }  // namespace shaderbake::nv2a

@@ -19,17 +19,17 @@ constexpr std::array<std::string_view, SBK_NV2A_TEXTURE_MODE_COUNT> kTextureMode
     "dot_product",            "dot_rflct_spec_const"};
 
 // Reads an array of at most `max` words into `out`; returns how many there were.
-Result<uint32_t> read_words(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, std::string_view pointer) {
+Result<uint32_t> read_words(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const json::Pointer& pointer) {
   auto arr = json::read_array(v, ctx, pointer);
   if (!arr) return std::move(arr).error();
   uint32_t count = 0;
   for (auto element : *arr) {
     value item;
     if (auto err = element.get(item)) return ctx.json_error(err, nullptr, pointer);
-    const std::string ip = json::child_pointer(pointer, count);
+    const json::Pointer ip(pointer, count);
     if (count == max)
       return ctx.error(json::token_position(item), ip, "out_of_range",
-                       std::string(pointer) + " has more than " + std::to_string(max) + " entries");
+                       pointer.str() + " has more than " + std::to_string(max) + " entries");
     auto word = json::read_word(item, ctx, ip);
     if (!word) return std::move(word).error();
     out[count++] = *word;
@@ -37,7 +37,7 @@ Result<uint32_t> read_words(value& v, uint32_t* out, uint32_t max, const RecordC
   return count;
 }
 
-Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, std::string_view pointer) {
+Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, const json::Pointer& pointer) {
   const char* at = json::token_position(v);
   json::od::json_type type;
   if (auto err = v.type().get(type)) return ctx.json_error(err, at, pointer);
@@ -54,7 +54,7 @@ Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, std::
     std::string accepted;
     for (auto n : kTextureModeNames) accepted += (accepted.empty() ? "" : ", ") + std::string(n);
     return ctx.error(at, pointer, "unknown_name",
-                     "field " + std::string(pointer) + " is \"" + std::string(name->substr(0, 40)) +
+                     "field " + pointer.str() + " is \"" + std::string(name->substr(0, 40)) +
                          "\"; accepted: " + accepted + ", or a code 0..31");
   }
   *out = *mode;
@@ -62,7 +62,7 @@ Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, std::
 }
 
 template <size_t N, class ReadOne>
-Status read_fixed_array(value& v, const RecordContext& ctx, std::string_view pointer, ReadOne&& read_one) {
+Status read_fixed_array(value& v, const RecordContext& ctx, const json::Pointer& pointer, ReadOne&& read_one) {
   const char* at = json::token_position(v);
   auto arr = json::read_array(v, ctx, pointer);
   if (!arr) return std::move(arr).error();
@@ -70,29 +70,29 @@ Status read_fixed_array(value& v, const RecordContext& ctx, std::string_view poi
   for (auto element : *arr) {
     value item;
     if (auto err = element.get(item)) return ctx.json_error(err, nullptr, pointer);
-    const std::string ip = json::child_pointer(pointer, count);
+    const json::Pointer ip(pointer, count);
     if (count == N)
       return ctx.error(json::token_position(item), ip, "out_of_range",
-                       std::string(pointer) + " must have exactly " + std::to_string(N) + " entries");
+                       pointer.str() + " must have exactly " + std::to_string(N) + " entries");
     Status s = read_one(item, count, ip);
     if (!s) return s;
     ++count;
   }
   if (count != N)
     return ctx.error(at, pointer, "out_of_range",
-                     std::string(pointer) + " has " + std::to_string(count) + " entries; it must have exactly " +
+                     pointer.str() + " has " + std::to_string(count) + " entries; it must have exactly " +
                          std::to_string(N));
   return ok_status();
 }
 
-Status read_alpha_test(value& v, sbk_nv2a_program* p, const RecordContext& ctx, std::string_view pointer) {
+Status read_alpha_test(value& v, sbk_nv2a_program* p, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 2> kNames = {"enabled", "func"};
   const char* at = json::token_position(v);
   auto obj = json::read_object(v, ctx, pointer);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
   p->alpha_test_func = SBK_COMPARE_ALWAYS;
-  Status s = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& fp) -> Status {
+  Status s = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
     if (i == 0) {
       auto b = json::read_bool(f, ctx, fp);
       if (!b) return std::move(b).error();
@@ -105,7 +105,7 @@ Status read_alpha_test(value& v, sbk_nv2a_program* p, const RecordContext& ctx, 
     auto func = vulkan_names::find(vulkan_names::compare_ops(), *name);
     if (!func)
       return ctx.error(fat, fp, "unknown_name",
-                       "field " + fp + " is \"" + std::string(name->substr(0, 40)) +
+                       "field " + fp.str() + " is \"" + std::string(name->substr(0, 40)) +
                            "\"; accepted: " + vulkan_names::list(vulkan_names::compare_ops()));
     p->alpha_test_func = static_cast<uint8_t>(*func);
     return ok_status();
@@ -115,7 +115,7 @@ Status read_alpha_test(value& v, sbk_nv2a_program* p, const RecordContext& ctx, 
   s = json::require_fields(seen, kNames, kRequired, ctx, at, pointer);
   if (!s) return s;
   if (p->alpha_test_enabled && !(seen & 2))
-    return ctx.error(at, json::child_pointer(pointer, "func"), "missing_field", "an enabled alpha test needs \"func\"");
+    return ctx.error(at, json::Pointer(pointer, "func"), "missing_field", "an enabled alpha test needs \"func\"");
   return ok_status();
 }
 
@@ -132,7 +132,7 @@ std::optional<uint8_t> texture_mode_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx, std::string_view pointer) {
+Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 9> kNames = {
       "combiner_control", "rgb_inputs",    "rgb_outputs",     "alpha_inputs", "alpha_outputs",
       "final_inputs",     "texture_modes", "texture_enabled", "alpha_test"};
@@ -145,7 +145,7 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
   std::array<uint32_t, 4> stage_array_count{};
   std::array<const char*, 4> stage_array_at{};
   uint64_t seen = 0;
-  Status s = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& fp) -> Status {
+  Status s = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
     switch (i) {
       case 0: {
         auto w = json::read_word(f, ctx, fp);
@@ -169,15 +169,15 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
         auto n = read_words(f, p.final_inputs, 2, ctx, fp);
         if (!n) return std::move(n).error();
         if (*n != 2)
-          return ctx.error(fat, fp, "out_of_range", fp + " must have exactly 2 entries (the two final combiner words)");
+          return ctx.error(fat, fp, "out_of_range", fp.str() + " must have exactly 2 entries (the two final combiner words)");
         return ok_status();
       }
       case 6:
-        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const std::string& ip) {
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) {
           return read_texture_mode(item, &p.texture_modes[k], ctx, ip);
         });
       case 7:
-        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const std::string& ip) -> Status {
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
           auto b = json::read_bool(item, ctx, ip);
           if (!b) return std::move(b).error();
           p.texture_enabled[k] = *b ? 1 : 0;
@@ -197,22 +197,22 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
   if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
   for (size_t k = 0; k < 4; ++k) {
     if (stage_array_count[k] < stages) {
-      const std::string fp = json::child_pointer(pointer, kNames[k + 1]);
+      const json::Pointer fp(pointer, kNames[k + 1]);
       return ctx.error(stage_array_at[k], fp, "missing_field",
-                       fp + " has " + std::to_string(stage_array_count[k]) + " entries, but combiner_control runs " +
+                       fp.str() + " has " + std::to_string(stage_array_count[k]) + " entries, but combiner_control runs " +
                            std::to_string(stages) + " stages");
     }
   }
   return p;
 }
 
-Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx, std::string_view pointer) {
+Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 6> kNames = {"c0", "c1", "final_c0", "final_c1", "fog_color", "alpha_ref"};
   auto obj = json::read_object(dynamic, ctx, pointer);
   if (!obj) return std::move(obj).error();
   sbk_nv2a_dynamic d{};
   uint64_t seen = 0;
-  Status s = json::for_each_field(*obj, kNames, false, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& fp) -> Status {
+  Status s = json::for_each_field(*obj, kNames, false, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
     if (i <= 1) {
       auto n = read_words(f, i == 0 ? d.c0 : d.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
       if (!n) return std::move(n).error();

@@ -16,12 +16,12 @@ namespace shaderbake::nv2a {
 // at least min(stage count, 8) and at most 8 entries. texture_modes, texture_enabled and alpha_test are optional
 // (none / disabled). Unknown fields are errors: a program defines an identity.
 Result<sbk_nv2a_program> decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                        std::string_view pointer);
+                                        const json::Pointer& pointer);
 
 // Reads the "dynamic" object of a trace record: c0, c1 (per-stage colour arrays), final_c0, final_c1,
 // fog_color (0xAARRGGBB) and alpha_ref (0..255), all optional (0). Unknown fields are ignored.
 Result<sbk_nv2a_dynamic> decode_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                                        std::string_view pointer);
+                                        const json::Pointer& pointer);
 
 // Trace name of a texture mode ("project2d"), or nullopt for reserved codes.
 std::optional<std::string_view> texture_mode_name(uint8_t mode);

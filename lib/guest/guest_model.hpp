@@ -28,11 +28,11 @@ class GuestModel {
 
   // Decodes a record's "program" object and returns its canonical keys. Errors name the field.
   virtual Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                             std::string_view pointer) const = 0;
+                                             const json::Pointer& pointer) const = 0;
 
   // Checks a record's "dynamic" object (runtime values: never part of a key).
   virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                               std::string_view pointer) const = 0;
+                               const json::Pointer& pointer) const = 0;
 };
 
 }  // namespace shaderbake

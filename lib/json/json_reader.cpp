@@ -5,6 +5,34 @@
 
 namespace shaderbake::json {
 
+void Pointer::append_to(std::string& out) const {
+  if (parent_ == nullptr) {
+    out.append(text_);
+    return;
+  }
+  parent_->append_to(out);
+  out += '/';
+  if (is_index_) {
+    out += std::to_string(index_);
+    return;
+  }
+  for (char c : text_) {  // RFC 6901 escaping
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+}
+
+std::string Pointer::str() const {
+  std::string out;
+  append_to(out);
+  return out;
+}
+
+SourceLocation RecordContext::locate(const char* at, const Pointer& pointer) const {
+  return locate(at, pointer.str());
+}
+
 SourceLocation RecordContext::locate(const char* at, std::string_view pointer) const {
   SourceLocation loc;
   loc.file = std::string(file_);
@@ -27,7 +55,7 @@ SourceLocation RecordContext::locate(const char* at, std::string_view pointer) c
   return loc;
 }
 
-Error RecordContext::error(const char* at, std::string_view pointer, std::string_view reason,
+Error RecordContext::error(const char* at, const Pointer& pointer, std::string_view reason,
                            std::string message) const {
   Error e;
   e.kind = ErrorKind::bad_input;
@@ -37,8 +65,9 @@ Error RecordContext::error(const char* at, std::string_view pointer, std::string
   return e;
 }
 
-Error RecordContext::json_error(simdjson::error_code code, const char* at, std::string_view pointer) const {
-  const std::string field = pointer.empty() ? std::string("the record") : "field " + std::string(pointer);
+Error RecordContext::json_error(simdjson::error_code code, const char* at, const Pointer& pointer) const {
+  const std::string spelt = pointer.str();
+  const std::string field = spelt.empty() ? std::string("the record") : "field " + spelt;
   switch (code) {
     case simdjson::INCORRECT_TYPE:
       return error(at, pointer, "wrong_type", field + " has the wrong JSON type");
@@ -57,57 +86,42 @@ const char* token_position(od::value& value) {
   return value.raw_json_token().data();
 }
 
-std::string child_pointer(std::string_view parent, std::string_view field) {
-  std::string out(parent);
-  out += '/';
-  for (char c : field) {  // RFC 6901 escaping
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string child_pointer(std::string_view parent, size_t index) {
-  return std::string(parent) + "/" + std::to_string(index);
-}
-
-Result<od::object> read_object(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<od::object> read_object(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   od::object obj;
   if (auto err = value.get_object().get(obj)) return ctx.json_error(err, at, pointer);
   return obj;
 }
 
-Result<od::array> read_array(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<od::array> read_array(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   od::array arr;
   if (auto err = value.get_array().get(arr)) return ctx.json_error(err, at, pointer);
   return arr;
 }
 
-Result<bool> read_bool(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<bool> read_bool(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   bool b = false;
   if (auto err = value.get_bool().get(b)) return ctx.json_error(err, at, pointer);
   return b;
 }
 
-Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   std::string_view s;
   if (auto err = value.get_string().get(s)) return ctx.json_error(err, at, pointer);
   return s;
 }
 
-Result<int64_t> read_int(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<int64_t> read_int(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   int64_t i = 0;
   if (auto err = value.get_int64().get(i)) return ctx.json_error(err, at, pointer);
   return i;
 }
 
-Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, std::string_view pointer) {
+Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   uint64_t u = 0;
   if (auto err = value.get_uint64().get(u)) {
@@ -115,12 +129,12 @@ Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContex
     int64_t negative = 0;
     if (err == simdjson::INCORRECT_TYPE && at != nullptr && *at == '-' && !value.get_int64().get(negative))
       return ctx.error(at, pointer, "out_of_range",
-                       "field " + std::string(pointer) + " must be at most " + std::to_string(max) + " and not negative");
+                       "field " + pointer.str() + " must be at most " + std::to_string(max) + " and not negative");
     return ctx.json_error(err, at, pointer);
   }
   if (u > max)
     return ctx.error(at, pointer, "out_of_range",
-                     "field " + std::string(pointer) + " is " + std::to_string(u) + ", above its maximum " +
+                     "field " + pointer.str() + " is " + std::to_string(u) + ", above its maximum " +
                          std::to_string(max));
   return u;
 }
@@ -141,7 +155,7 @@ bool parse_hex_word(std::string_view text, uint32_t* out) {
   return true;
 }
 
-Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   od::json_type type;
   if (auto err = value.type().get(type)) return ctx.json_error(err, at, pointer);
@@ -153,7 +167,7 @@ Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, std::stri
       // "0x" followed by more than 8 hex digits is a range problem, anything else a spelling problem.
       const bool long_hex = text.size() > 10 && (text.substr(0, 2) == "0x" || text.substr(0, 2) == "0X");
       return ctx.error(at, pointer, long_hex ? "out_of_range" : "wrong_type",
-                       "field " + std::string(pointer) + " is \"" + std::string(text.substr(0, 40)) +
+                       "field " + pointer.str() + " is \"" + std::string(text.substr(0, 40)) +
                            "\", not a 32-bit word (\"0x\" and 1-8 hex digits, or an integer)");
     }
     return word;
@@ -164,10 +178,10 @@ Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, std::stri
     return static_cast<uint32_t>(*u);
   }
   return ctx.error(at, pointer, "wrong_type",
-                   "field " + std::string(pointer) + " must be a \"0x\" hex string or an integer");
+                   "field " + pointer.str() + " must be a \"0x\" hex string or an integer");
 }
 
-Status skip_validated(od::value& value, const RecordContext& ctx, std::string_view pointer) {
+Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   od::json_type type;
   if (auto err = value.type().get(type)) return ctx.json_error(err, at, pointer);
@@ -180,7 +194,7 @@ Status skip_validated(od::value& value, const RecordContext& ctx, std::string_vi
         if (auto err = std::move(field_result).get(field)) return ctx.json_error(err, at, pointer);
         std::string_view key;
         if (auto err = field.unescaped_key().get(key)) return ctx.json_error(err, at, pointer);
-        auto s = skip_validated(field.value(), ctx, child_pointer(pointer, key));
+        auto s = skip_validated(field.value(), ctx, Pointer(pointer, key));
         if (!s) return s;
       }
       return ok_status();
@@ -192,7 +206,7 @@ Status skip_validated(od::value& value, const RecordContext& ctx, std::string_vi
       for (auto element : *arr) {
         od::value child;
         if (auto err = element.get(child)) return ctx.json_error(err, at, pointer);
-        auto s = skip_validated(child, ctx, child_pointer(pointer, i++));
+        auto s = skip_validated(child, ctx, Pointer(pointer, i++));
         if (!s) return s;
       }
       return ok_status();
@@ -220,11 +234,11 @@ Status skip_validated(od::value& value, const RecordContext& ctx, std::string_vi
     case od::json_type::null: {
       bool is_null = false;
       if (auto err = value.is_null().get(is_null)) return ctx.json_error(err, at, pointer);
-      if (!is_null) return ctx.error(at, pointer, "malformed_json", "malformed JSON value at " + std::string(pointer));
+      if (!is_null) return ctx.error(at, pointer, "malformed_json", "malformed JSON value at " + pointer.str());
       return ok_status();
     }
   }
-  return ctx.error(at, pointer, "malformed_json", "malformed JSON value at " + std::string(pointer));
+  return ctx.error(at, pointer, "malformed_json", "malformed JSON value at " + pointer.str());
 }
 
 }  // namespace shaderbake::json
@@ -232,11 +246,11 @@ Status skip_validated(od::value& value, const RecordContext& ctx, std::string_vi
 namespace shaderbake::json {
 
 Status require_fields(uint64_t seen, std::span<const std::string_view> names, std::span<const size_t> required,
-                      const RecordContext& ctx, const char* at, std::string_view pointer) {
+                      const RecordContext& ctx, const char* at, const Pointer& pointer) {
   for (size_t index : required) {
     if (!(seen & (uint64_t{1} << index))) {
-      const std::string field = child_pointer(pointer, names[index]);
-      return ctx.error(at, field, "missing_field", "missing field " + field);
+      const Pointer field(pointer, names[index]);
+      return ctx.error(at, field, "missing_field", "missing field " + field.str());
     }
   }
   return ok_status();

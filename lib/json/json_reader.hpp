@@ -23,6 +23,29 @@ namespace shaderbake::json {
 
 namespace od = simdjson::ondemand;
 
+// An RFC 6901 JSON pointer that is only spelt out when an error needs it: decoding builds one per field
+// on the stack (a parent link and a key or index), which costs nothing until str() is called.
+// A Pointer refers to its parent: it must not outlive it (build them in the scope that uses them).
+class Pointer {
+ public:
+  Pointer(const char* text) : text_(text) {}  // a complete pointer, "" for the root
+  Pointer(std::string_view text) : text_(text) {}
+  Pointer(const Pointer& parent, std::string_view key) : parent_(&parent), text_(key) {}
+  Pointer(const Pointer& parent, size_t index) : parent_(&parent), index_(index), is_index_(true) {}
+  Pointer(const Pointer&) = delete;
+  Pointer& operator=(const Pointer&) = delete;
+
+  std::string str() const;
+
+ private:
+  void append_to(std::string& out) const;
+
+  const Pointer* parent_ = nullptr;
+  std::string_view text_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
 // The text of one record and how to turn a pointer into it back into a file position.
 class RecordContext {
  public:
@@ -30,10 +53,11 @@ class RecordContext {
   RecordContext(std::string_view file, uint64_t first_line, uint64_t first_column, const char* text_start)
       : file_(file), first_line_(first_line), first_column_(first_column), text_start_(text_start) {}
 
+  SourceLocation locate(const char* at, const Pointer& pointer) const;
   SourceLocation locate(const char* at, std::string_view pointer) const;
-  Error error(const char* at, std::string_view pointer, std::string_view reason, std::string message) const;
+  Error error(const char* at, const Pointer& pointer, std::string_view reason, std::string message) const;
   // An error for a simdjson failure while reading `pointer` at `at`.
-  Error json_error(simdjson::error_code code, const char* at, std::string_view pointer) const;
+  Error json_error(simdjson::error_code code, const char* at, const Pointer& pointer) const;
 
   const char* text_start() const { return text_start_; }
 
@@ -47,20 +71,18 @@ class RecordContext {
 // Start of the token a value begins with (for error positions); nullptr when unknown.
 const char* token_position(od::value& value);
 
-std::string child_pointer(std::string_view parent, std::string_view field);
-std::string child_pointer(std::string_view parent, size_t index);
 
-Result<od::object> read_object(od::value& value, const RecordContext& ctx, std::string_view pointer);
-Result<od::array> read_array(od::value& value, const RecordContext& ctx, std::string_view pointer);
-Result<bool> read_bool(od::value& value, const RecordContext& ctx, std::string_view pointer);
-Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, std::string_view pointer);
-Result<int64_t> read_int(od::value& value, const RecordContext& ctx, std::string_view pointer);
-Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, std::string_view pointer);
+Result<od::object> read_object(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+Result<od::array> read_array(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+Result<bool> read_bool(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+Result<int64_t> read_int(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, const Pointer& pointer);
 // A 32-bit hardware word or colour: a "0x" hex string of 1-8 digits (either case) or an integer.
-Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
 // Walks a value of any shape to its end, so malformed JSON inside fields a reader ignores is still caught.
-Status skip_validated(od::value& value, const RecordContext& ctx, std::string_view pointer);
+Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
 // Parses "0x..." hex (1-8 digits); false when the text is not that.
 bool parse_hex_word(std::string_view text, uint32_t* out);
@@ -76,7 +98,7 @@ namespace shaderbake::json {
 // per name that was present (so names may number at most 64).
 template <class OnField>
 Status for_each_field(od::object& object, std::span<const std::string_view> names, bool reject_unknown,
-                      const RecordContext& ctx, std::string_view pointer, uint64_t* seen, OnField&& on_field) {
+                      const RecordContext& ctx, const Pointer& pointer, uint64_t* seen, OnField&& on_field) {
   *seen = 0;
   for (auto field_result : object) {
     od::field field;
@@ -86,14 +108,23 @@ Status for_each_field(od::object& object, std::span<const std::string_view> name
     std::string_view key;
     if (auto err = field.unescaped_key().get(key)) return ctx.json_error(err, at, pointer);
     od::value& value = field.value();
-    const std::string field_pointer = child_pointer(pointer, key);
+    const Pointer field_pointer(pointer, key);  // lazy: spelt out only on error
     size_t index = names.size();
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == key) index = i;
+    for (size_t i = 0; i < names.size(); ++i) {
+      // Inline compare: these names are short, and a memcmp call per candidate costs more than the bytes.
+      const std::string_view name = names[i];
+      if (name.size() != key.size() || name[0] != key[0]) continue;
+      size_t k = 1;
+      while (k < name.size() && name[k] == key[k]) ++k;
+      if (k == name.size()) {
+        index = i;
+        break;
+      }
+    }
     if (index == names.size()) {
       if (reject_unknown)
         return ctx.error(at, field_pointer, "unknown_field",
-                         "unknown field " + field_pointer + " (accepted here: " + [&] {
+                         "unknown field " + field_pointer.str() + " (accepted here: " + [&] {
                            std::string list;
                            for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
                            return list;
@@ -103,7 +134,7 @@ Status for_each_field(od::object& object, std::span<const std::string_view> name
       continue;
     }
     if (*seen & (uint64_t{1} << index))
-      return ctx.error(at, field_pointer, "duplicate_field", "field " + field_pointer + " appears twice");
+      return ctx.error(at, field_pointer, "duplicate_field", "field " + field_pointer.str() + " appears twice");
     *seen |= uint64_t{1} << index;
     Status s = on_field(index, value, field_pointer);
     if (!s) return s;
@@ -113,6 +144,6 @@ Status for_each_field(od::object& object, std::span<const std::string_view> name
 
 // A missing_field error for the first name in `required` (indices into names) that `seen` lacks, or ok.
 Status require_fields(uint64_t seen, std::span<const std::string_view> names, std::span<const size_t> required,
-                      const RecordContext& ctx, const char* at, std::string_view pointer);
+                      const RecordContext& ctx, const char* at, const Pointer& pointer);
 
 }  // namespace shaderbake::json

@@ -15,7 +15,7 @@ namespace names = vulkan_names;
 
 // Reads a name from `table` into `*out`.
 template <class T>
-Status read_name(value& v, std::span<const names::Name> table, const RecordContext& ctx, std::string_view pointer,
+Status read_name(value& v, std::span<const names::Name> table, const RecordContext& ctx, const json::Pointer& pointer,
                  T* out) {
   const char* at = json::token_position(v);
   auto text = json::read_string(v, ctx, pointer);
@@ -23,14 +23,14 @@ Status read_name(value& v, std::span<const names::Name> table, const RecordConte
   auto found = names::find(table, *text);
   if (!found)
     return ctx.error(at, pointer, "unknown_name",
-                     "field " + std::string(pointer) + " is \"" + std::string(text->substr(0, 40)) +
+                     "field " + pointer.str() + " is \"" + std::string(text->substr(0, 40)) +
                          "\"; accepted: " + names::list(table));
   *out = static_cast<T>(*found);
   return ok_status();
 }
 
 template <class T>
-Status read_bool_into(value& v, const RecordContext& ctx, std::string_view pointer, T* out) {
+Status read_bool_into(value& v, const RecordContext& ctx, const json::Pointer& pointer, T* out) {
   auto b = json::read_bool(v, ctx, pointer);
   if (!b) return std::move(b).error();
   *out = static_cast<T>(*b ? 1 : 0);
@@ -38,14 +38,14 @@ Status read_bool_into(value& v, const RecordContext& ctx, std::string_view point
 }
 
 template <class T>
-Status read_uint_into(value& v, uint64_t max, const RecordContext& ctx, std::string_view pointer, T* out) {
+Status read_uint_into(value& v, uint64_t max, const RecordContext& ctx, const json::Pointer& pointer, T* out) {
   auto u = json::read_uint_in(v, max, ctx, pointer);
   if (!u) return std::move(u).error();
   *out = static_cast<T>(*u);
   return ok_status();
 }
 
-Status read_write_mask(value& v, const RecordContext& ctx, std::string_view pointer, uint8_t* out) {
+Status read_write_mask(value& v, const RecordContext& ctx, const json::Pointer& pointer, uint8_t* out) {
   const char* at = json::token_position(v);
   auto text = json::read_string(v, ctx, pointer);
   if (!text) return std::move(text).error();
@@ -57,7 +57,7 @@ Status read_write_mask(value& v, const RecordContext& ctx, std::string_view poin
     const size_t pos = kLetters.find(c, next);
     if (pos == std::string_view::npos)
       return ctx.error(at, pointer, "unknown_name",
-                       "field " + std::string(pointer) + " is \"" + std::string(text->substr(0, 40)) +
+                       "field " + pointer.str() + " is \"" + std::string(text->substr(0, 40)) +
                            "\"; a write mask is the letters r, g, b, a in that order, e.g. \"rgba\" or \"rgb\"");
     mask |= static_cast<uint8_t>(1u << pos);
     next = pos + 1;
@@ -66,13 +66,13 @@ Status read_write_mask(value& v, const RecordContext& ctx, std::string_view poin
   return ok_status();
 }
 
-Status decode_depth(value& v, sbk_host_state* s, const RecordContext& ctx, std::string_view pointer) {
+Status decode_depth(value& v, sbk_host_state* s, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 3> kNames = {"test", "write", "compare"};
   const char* at = json::token_position(v);
   auto obj = json::read_object(v, ctx, pointer);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) {
     switch (i) {
       case 0: return read_bool_into(f, ctx, p, &s->depth_test);
       case 1: return read_bool_into(f, ctx, p, &s->depth_write);
@@ -87,7 +87,7 @@ Status decode_depth(value& v, sbk_host_state* s, const RecordContext& ctx, std::
   return ok_status();
 }
 
-Status decode_stencil_face(value& v, sbk_stencil_face* face, const RecordContext& ctx, std::string_view pointer) {
+Status decode_stencil_face(value& v, sbk_stencil_face* face, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 7> kNames = {"fail_op",      "pass_op",    "depth_fail_op", "compare_op",
                                                              "compare_mask", "write_mask", "reference"};
   const char* at = json::token_position(v);
@@ -97,7 +97,7 @@ Status decode_stencil_face(value& v, sbk_stencil_face* face, const RecordContext
   face->write_mask = 0xFF;
   face->reference = 0;
   uint64_t seen = 0;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) {
     switch (i) {
       case 0: return read_name(f, names::stencil_ops(), ctx, p, &face->fail_op);
       case 1: return read_name(f, names::stencil_ops(), ctx, p, &face->pass_op);
@@ -113,13 +113,13 @@ Status decode_stencil_face(value& v, sbk_stencil_face* face, const RecordContext
   return json::require_fields(seen, kNames, kRequired, ctx, at, pointer);
 }
 
-Status decode_stencil(value& v, sbk_host_state* s, const RecordContext& ctx, std::string_view pointer) {
+Status decode_stencil(value& v, sbk_host_state* s, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 3> kNames = {"test", "front", "back"};
   const char* at = json::token_position(v);
   auto obj = json::read_object(v, ctx, pointer);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) {
     switch (i) {
       case 0: return read_bool_into(f, ctx, p, &s->stencil_test);
       case 1: return decode_stencil_face(f, &s->stencil_front, ctx, p);
@@ -134,7 +134,7 @@ Status decode_stencil(value& v, sbk_host_state* s, const RecordContext& ctx, std
   return ok_status();
 }
 
-Status decode_blend_attachment(value& v, sbk_blend_attachment* b, const RecordContext& ctx, std::string_view pointer) {
+Status decode_blend_attachment(value& v, sbk_blend_attachment* b, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 8> kNames = {"enable",    "src_color", "dst_color", "color_op",
                                                              "src_alpha", "dst_alpha", "alpha_op",  "write_mask"};
   const char* at = json::token_position(v);
@@ -142,7 +142,7 @@ Status decode_blend_attachment(value& v, sbk_blend_attachment* b, const RecordCo
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
   b->write_mask = SBK_WRITE_R | SBK_WRITE_G | SBK_WRITE_B | SBK_WRITE_A;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) {
     switch (i) {
       case 0: return read_bool_into(f, ctx, p, &b->enable);
       case 1: return read_name(f, names::blend_factors(), ctx, p, &b->src_color);
@@ -162,7 +162,7 @@ Status decode_blend_attachment(value& v, sbk_blend_attachment* b, const RecordCo
   return ok_status();
 }
 
-Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std::string_view pointer) {
+Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 2> kNames = {"bindings", "attributes"};
   static constexpr std::array<std::string_view, 3> kBindingNames = {"binding", "stride", "rate"};
   static constexpr std::array<std::string_view, 4> kAttributeNames = {"semantic", "binding", "format", "offset"};
@@ -170,7 +170,7 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
   auto obj = json::read_object(v, ctx, pointer);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) -> Status {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) -> Status {
     auto arr = json::read_array(f, ctx, p);
     if (!arr) return std::move(arr).error();
     const bool bindings = i == 0;
@@ -179,10 +179,10 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
     for (auto element : *arr) {
       value item;
       if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-      const std::string ip = json::child_pointer(p, *count);
+      const json::Pointer ip(p, *count);
       const char* item_at = json::token_position(item);
       if (*count == max)
-        return ctx.error(item_at, ip, "out_of_range", p + " has more than " + std::to_string(max) + " entries");
+        return ctx.error(item_at, ip, "out_of_range", p.str() + " has more than " + std::to_string(max) + " entries");
       auto item_obj = json::read_object(item, ctx, ip);
       if (!item_obj) return std::move(item_obj).error();
       uint64_t item_seen = 0;
@@ -190,7 +190,7 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
       if (bindings) {
         sbk_vertex_binding* b = &s->bindings[*count];
         item_status = json::for_each_field(*item_obj, kBindingNames, true, ctx, ip, &item_seen,
-                                           [&](size_t k, value& g, const std::string& q) {
+                                           [&](size_t k, value& g, const json::Pointer& q) {
                                              switch (k) {
                                                case 0: return read_uint_into(g, 255, ctx, q, &b->binding);
                                                case 1: return read_uint_into(g, 2048, ctx, q, &b->stride);
@@ -208,7 +208,7 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
       } else {
         sbk_vertex_attribute* a = &s->attributes[*count];
         item_status = json::for_each_field(
-            *item_obj, kAttributeNames, true, ctx, ip, &item_seen, [&](size_t k, value& g, const std::string& q) {
+            *item_obj, kAttributeNames, true, ctx, ip, &item_seen, [&](size_t k, value& g, const json::Pointer& q) {
               switch (k) {
                 case 0: return read_name(g, names::vertex_semantics(), ctx, q, &a->semantic);
                 case 1: return read_uint_into(g, 255, ctx, q, &a->binding);
@@ -239,7 +239,7 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
     bool declared = false;
     for (uint32_t j = 0; j < s->binding_count; ++j) declared |= s->bindings[j].binding == s->attributes[i].binding;
     if (!declared)
-      return ctx.error(at, json::child_pointer(json::child_pointer(pointer, "attributes"), i), "invalid_host_state",
+      return ctx.error(at, json::Pointer(json::Pointer(pointer, "attributes"), i), "invalid_host_state",
                        "vertex attribute " + std::to_string(i) + " uses binding " +
                            std::to_string(s->attributes[i].binding) + ", which vertex.bindings does not declare");
   }
@@ -248,7 +248,7 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, std:
 
 }  // namespace
 
-Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, std::string_view pointer) {
+Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 12> kNames = {
       "topology", "polygon_mode", "cull_mode",    "front_face", "depth",   "stencil",
       "blend",    "color_formats", "depth_format", "samples",   "vertex", "dynamic_states"};
@@ -265,7 +265,7 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
   auto obj = json::read_object(host, ctx, pointer);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
-  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const std::string& p) -> Status {
+  Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) -> Status {
     switch (i) {
       case 0: return read_name(f, names::topologies(), ctx, p, &s.topology);
       case 1: return read_name(f, names::polygon_modes(), ctx, p, &s.polygon_mode);
@@ -280,10 +280,10 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
         for (auto element : *arr) {
           value item;
           if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-          const std::string ip = json::child_pointer(p, blend_count);
+          const json::Pointer ip(p, blend_count);
           if (blend_count == SBK_MAX_COLOR_ATTACHMENTS)
             return ctx.error(json::token_position(item), ip, "out_of_range",
-                             p + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
+                             p.str() + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
           Status b = decode_blend_attachment(item, &s.blend[blend_count], ctx, ip);
           if (!b) return b;
           ++blend_count;
@@ -296,10 +296,10 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
         for (auto element : *arr) {
           value item;
           if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-          const std::string ip = json::child_pointer(p, s.color_count);
+          const json::Pointer ip(p, s.color_count);
           if (s.color_count == SBK_MAX_COLOR_ATTACHMENTS)
             return ctx.error(json::token_position(item), ip, "out_of_range",
-                             p + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
+                             p.str() + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
           Status c = read_name(item, names::color_formats(), ctx, ip, &s.color_formats[s.color_count]);
           if (!c) return c;
           ++s.color_count;
@@ -312,7 +312,7 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
         Status r = read_uint_into(f, 64, ctx, p, &s.samples);
         if (!r) return r;
         if (s.samples == 0 || (s.samples & (s.samples - 1)) != 0)
-          return ctx.error(sat, p, "out_of_range", p + " must be 1, 2, 4, 8, 16, 32 or 64");
+          return ctx.error(sat, p, "out_of_range", p.str() + " must be 1, 2, 4, 8, 16, 32 or 64");
         return ok_status();
       }
       case kVertex: return decode_vertex(f, &s, ctx, p);
@@ -325,7 +325,7 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
           value item;
           if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
           uint32_t bit = 0;
-          Status d = read_name(item, names::dynamic_states(), ctx, json::child_pointer(p, n++), &bit);
+          Status d = read_name(item, names::dynamic_states(), ctx, json::Pointer(p, n++), &bit);
           if (!d) return d;
           s.dynamic_states |= bit;
         }
@@ -340,7 +340,7 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
 
   if (seen & (uint64_t{1} << kBlend)) {
     if (blend_count != s.color_count)
-      return ctx.error(blend_at, json::child_pointer(pointer, "blend"), "invalid_host_state",
+      return ctx.error(blend_at, json::Pointer(pointer, "blend"), "invalid_host_state",
                        "blend has " + std::to_string(blend_count) + " entries but color_formats has " +
                            std::to_string(s.color_count) + "; give one blend entry per colour attachment");
   } else {

@@ -14,6 +14,6 @@ namespace shaderbake::trace {
 // that fell back to a default would key the wrong pipeline. The result is checked by the runtime header's
 // own encoder, so anything decoded here encodes.
 Result<sbk_host_state> decode_host_state(json::od::value& host, const json::RecordContext& ctx,
-                                         std::string_view pointer);
+                                         const json::Pointer& pointer);
 
 }  // namespace shaderbake::trace

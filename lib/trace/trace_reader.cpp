@@ -2,11 +2,15 @@
 #include "lib/trace/trace_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -53,6 +57,8 @@ class TraceReader::FileState {
   Status record(std::string_view text, size_t capacity, uint64_t line, uint64_t column, bool last_unterminated);
 
   bool abandoned() const { return abandoned_; }
+  // Lines of this file handed to read_lines so far (files are read window by window).
+  uint64_t& lines_read() { return lines_read_; }
 
  private:
   struct StateEntry {
@@ -72,7 +78,7 @@ class TraceReader::FileState {
 
   // Opens `text` (a sub-slice of the record) as its own document on the field parser.
   template <class Decode>
-  auto decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer, std::string_view pointer,
+  auto decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer, const json::Pointer& pointer,
                     Decode&& decode) -> decltype(decode(std::declval<od::value&>(), outer));
 
   TraceReader& r_;
@@ -81,6 +87,7 @@ class TraceReader::FileState {
   uint32_t file_index_;
   bool capture_seen_ = false;
   bool abandoned_ = false;
+  uint64_t lines_read_ = 0;
   std::unordered_map<std::string, StateEntry, StringHash, std::equal_to<>> states_;
 };
 
@@ -99,10 +106,10 @@ Status TraceReader::FileState::bad(Error error, bool file_level) {
 
 template <class Decode>
 auto TraceReader::FileState::decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer,
-                                          std::string_view pointer, Decode&& decode)
+                                          const json::Pointer& pointer, Decode&& decode)
     -> decltype(decode(std::declval<od::value&>(), outer)) {
-  const SourceLocation start = outer.locate(text.data(), "");
-  const json::RecordContext ctx(start.file, start.line, start.column, text.data());
+  // The slice lies inside the record, so the record's context locates its positions too (lazily, on error).
+  const json::RecordContext& ctx = outer;
   od::document doc;
   if (auto err = r_.field_parser_.iterate(text.data(), text.size(), capacity).get(doc))
     return ctx.json_error(err, text.data(), pointer);
@@ -155,9 +162,15 @@ Result<uint32_t> TraceReader::FileState::host_of(std::string_view text, size_t c
 }
 
 Status TraceReader::FileState::check_dynamic(std::string_view text, size_t capacity, const json::RecordContext& outer) {
-  return decode_slice(text, capacity, outer, "/dynamic", [&](od::value& root, const json::RecordContext& ctx) {
+  // Dynamic values often repeat byte for byte; a text that passed once passes again.
+  const KeyHash text_hash = KeyHash::of(as_bytes(text));
+  if (r_.dynamic_texts_.find(as_bytes(text), text_hash) != KeyInterner::kAbsent) return ok_status();
+  Status checked = decode_slice(text, capacity, outer, "/dynamic", [&](od::value& root, const json::RecordContext& ctx) {
     return r_.model_.check_dynamic(root, ctx, "/dynamic");
   });
+  if (checked && r_.dynamic_texts_.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes)
+    r_.dynamic_texts_.intern(as_bytes(text), text_hash);
+  return checked;
 }
 
 Status TraceReader::FileState::capture(std::string_view text, std::string_view format, std::string_view guest,
@@ -196,7 +209,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     Error e = ctx.json_error(code, at, "");
     if (e.reason == "malformed_json") {
       const uint64_t offset = syntax_error_offset(text);
-      e.where = ctx.locate(text.data() + offset, "");
+      e.where = ctx.locate(text.data() + offset, std::string_view{});
       if (last_unterminated) {
         e.reason = "truncated_record";
         e.message = "the last line is cut short (no newline, incomplete JSON): " + e.message;
@@ -219,7 +232,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   std::array<const char*, kNames.size()> at{};
 
   uint64_t seen = 0;
-  Status fields = json::for_each_field(obj, kNames, false, ctx, "", &seen, [&](size_t i, od::value& v, const std::string& p) -> Status {
+  Status fields = json::for_each_field(obj, kNames, false, ctx, "", &seen, [&](size_t i, od::value& v, const json::Pointer& p) -> Status {
     at[i] = json::token_position(v);
     switch (i) {
       case kType:
@@ -273,7 +286,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
 
   auto require = [&](size_t i, const char* what) -> Status {
     if (has(i)) return ok_status();
-    return ctx.error(text.data(), json::child_pointer("", kNames[i]), "missing_field",
+    return ctx.error(text.data(), json::Pointer("", kNames[i]), "missing_field",
                      std::string("a ") + what + " record needs \"" + std::string(kNames[i]) + "\"");
   };
 
@@ -377,6 +390,34 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+// Hands every non-blank line of [base, base + size) to `file`, numbering lines on from file.lines_read().
+// Bytes up to base + readable may be read; a line too close to that end for simdjson's padding is copied
+// into a padded buffer first.
+Status TraceReader::read_lines(FileState& file, const char* base, size_t size, size_t readable) {
+  std::vector<char> tail;
+  uint64_t& line = file.lines_read();
+  for (size_t pos = 0; pos < size && !file.abandoned();) {
+    const char* nl = static_cast<const char*>(std::memchr(base + pos, '\n', size - pos));
+    const size_t end = nl ? static_cast<size_t>(nl - base) : size;
+    ++line;
+    std::string_view record(base + pos, end - pos);
+    if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
+    if (!is_blank(record)) {
+      size_t capacity = readable - pos;
+      if (capacity < record.size() + simdjson::SIMDJSON_PADDING) {
+        tail.assign(record.begin(), record.end());
+        tail.resize(record.size() + simdjson::SIMDJSON_PADDING, ' ');
+        record = std::string_view(tail.data(), record.size());
+        capacity = tail.size();
+      }
+      Status s = file.record(record, capacity, line, 1, nl == nullptr);
+      if (!s) return s;
+    }
+    pos = end + 1;
+  }
+  return ok_status();
+}
+
 Status TraceReader::read_text(std::string_view name, std::string_view text, bool document_form, DrawConsumer& consumer) {
   files_.push_back(FileSummary{});
   FileSummary& summary = files_.back();
@@ -389,22 +430,7 @@ Status TraceReader::read_text(std::string_view name, std::string_view text, bool
   const size_t size = padded.size();
   const size_t capacity_end = size + simdjson::SIMDJSON_PADDING;
 
-  if (!document_form) {
-    uint64_t line = 0;
-    for (size_t pos = 0; pos < size && !file.abandoned();) {
-      const char* nl = static_cast<const char*>(std::memchr(base + pos, '\n', size - pos));
-      const size_t end = nl ? static_cast<size_t>(nl - base) : size;
-      ++line;
-      std::string_view record(base + pos, end - pos);
-      if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
-      if (!is_blank(record)) {
-        Status s = file.record(record, capacity_end - pos, line, 1, nl == nullptr);
-        if (!s) return s;
-      }
-      pos = end + 1;
-    }
-    return ok_status();
-  }
+  if (!document_form) return read_lines(file, base, size, capacity_end);
 
   // Document form: {"records": [ {...}, ... ]}. Each entry is handed to the same record reader as a slice.
   const json::RecordContext doc_ctx(summary.path, 1, 1, base);
@@ -429,18 +455,19 @@ Status TraceReader::read_text(std::string_view name, std::string_view text, bool
   size_t index = 0;
   for (auto element : records) {
     od::value entry;
-    if (auto err = element.get(entry)) return file_error(doc_ctx.json_error(err, nullptr, json::child_pointer("/records", index)));
+    if (auto err = element.get(entry)) return file_error(doc_ctx.json_error(err, nullptr, json::Pointer("/records", index)));
     const char* at = json::token_position(entry);
     od::json_type type;
-    if (auto err = entry.type().get(type)) return file_error(doc_ctx.json_error(err, at, json::child_pointer("/records", index)));
+    if (auto err = entry.type().get(type)) return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
     if (type != od::json_type::object) {
       // Not a record at all: count it, skip it, keep reading the others.
-      const std::string pointer = json::child_pointer("/records", index++);
+      const json::Pointer records_pointer("/records");
+      const json::Pointer pointer(records_pointer, index++);
       Status skipped = json::skip_validated(entry, doc_ctx, pointer);
       if (!skipped) return file_error(std::move(skipped).error());
       ++summary.records;
       ++summary.bad_records["wrong_type"];
-      Error e = doc_ctx.error(at, pointer, "wrong_type", "record " + pointer + " is not a JSON object");
+      Error e = doc_ctx.error(at, pointer, "wrong_type", "record " + pointer.str() + " is not a JSON object");
       sink_.report(options_.strict ? Severity::error : Severity::warning, e);
       if (options_.strict) return e;
       continue;
@@ -448,9 +475,9 @@ Status TraceReader::read_text(std::string_view name, std::string_view text, bool
     od::object entry_object;
     std::string_view raw;
     if (auto err = entry.get_object().get(entry_object))
-      return file_error(doc_ctx.json_error(err, at, json::child_pointer("/records", index)));
+      return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
     if (auto err = entry_object.raw_json().get(raw))
-      return file_error(doc_ctx.json_error(err, at, json::child_pointer("/records", index)));
+      return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
     for (; counted_to < raw.data(); ++counted_to)
       if (*counted_to == '\n') {
         ++line;
@@ -483,22 +510,61 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return io_error("cannot open the trace");
 
-  // Stream in chunks: only complete lines are handed on; a partial line at a chunk's end moves to the
-  // front of the buffer. Every chunk keeps SIMDJSON_PADDING spare bytes after its data.
+  struct stat info {};
+  if (!document_form && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    // Map the file window by window, each window populated in one call (page faults one page at a time
+    // cost more than the parsing here), and read lines in place: no copy, and resident memory bounded by
+    // the window whatever the trace's size. A window ends after its last complete line.
+    files_.push_back(FileSummary{});
+    files_.back().path = path;
+    FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+    const size_t size = static_cast<size_t>(info.st_size);
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    size_t window = size_t{64} << 20;
+    size_t offset = 0;  // first byte not yet handed on
+    Status status = ok_status();
+    while (offset < size && status && !file.abandoned()) {
+      const size_t map_start = offset / page * page;
+      const size_t map_length = std::min(size - map_start, window);
+      void* mapping = ::mmap(nullptr, map_length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(map_start));
+      if (mapping == MAP_FAILED) {
+        ::close(fd);
+        files_.pop_back();
+        return io_error("cannot map the trace");
+      }
+      const char* base = static_cast<const char*>(mapping) + (offset - map_start);
+      const size_t available = map_length - (offset - map_start);
+      size_t complete = available;
+      if (map_start + map_length < size) {
+        const char* last_nl = static_cast<const char*>(::memrchr(base, '\n', available));
+        complete = last_nl ? static_cast<size_t>(last_nl - base) + 1 : 0;
+      }
+      if (complete == 0) {
+        window *= 2;  // one line longer than the window
+      } else {
+        status = read_lines(file, base, complete, available);
+        offset += complete;
+      }
+      ::munmap(mapping, map_length);
+    }
+    ::close(fd);
+    return status;
+  }
+
+  // Pipes and other streams: read in chunks; only complete lines are handed on, a partial line at a
+  // chunk's end moves to the front of the buffer. Every chunk keeps SIMDJSON_PADDING spare bytes.
   if (!document_form) {
     files_.push_back(FileSummary{});
-    FileSummary& summary = files_.back();
-    summary.path = path;
-    FileState file(*this, consumer, summary, static_cast<uint32_t>(files_.size() - 1));
+    files_.back().path = path;
+    FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
     constexpr size_t kChunk = size_t{4} << 20;
     std::vector<char> buffer(kChunk + simdjson::SIMDJSON_PADDING);
     size_t filled = 0;
-    uint64_t line = 0;
     bool eof = false;
     Status status = ok_status();
-    while (!eof && !file.abandoned()) {
+    while (!eof && !file.abandoned() && status) {
       if (buffer.size() - simdjson::SIMDJSON_PADDING - filled < kChunk / 2)
-        buffer.resize(buffer.size() * 2);  // one line longer than the chunk: grow
+        buffer.resize(buffer.size() * 2);  // a line longer than the chunk: grow
       const ssize_t n = ::read(fd, buffer.data() + filled, buffer.size() - simdjson::SIMDJSON_PADDING - filled);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -508,28 +574,15 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
       }
       eof = n == 0;
       filled += static_cast<size_t>(n);
-      const char* base = buffer.data();
-      size_t pos = 0;
-      while (pos < filled && !file.abandoned()) {
-        const char* nl = static_cast<const char*>(std::memchr(base + pos, '\n', filled - pos));
-        if (nl == nullptr && !eof) break;  // wait for the rest of the line
-        const size_t end = nl ? static_cast<size_t>(nl - base) : filled;
-        ++line;
-        std::string_view record(base + pos, end - pos);
-        if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
-        if (!is_blank(record)) {
-          status = file.record(record, buffer.size() - pos, line, 1, nl == nullptr);
-          if (!status) break;
-        }
-        pos = end + 1;
+      size_t complete = filled;  // complete lines only, unless the stream has ended
+      if (!eof) {
+        const char* last_nl = static_cast<const char*>(::memrchr(buffer.data(), '\n', filled));
+        complete = last_nl ? static_cast<size_t>(last_nl - buffer.data()) + 1 : 0;
       }
-      if (!status) break;
-      if (pos >= filled) {
-        filled = 0;
-      } else {
-        std::memmove(buffer.data(), buffer.data() + pos, filled - pos);
-        filled -= pos;
-      }
+      if (complete == 0) continue;
+      status = read_lines(file, buffer.data(), complete, buffer.size());
+      std::memmove(buffer.data(), buffer.data() + complete, filled - complete);
+      filled -= complete;
     }
     ::close(fd);
     return status;

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -89,6 +90,7 @@ class TraceReader {
  private:
   class FileState;
   friend class FileState;
+  Status read_lines(FileState& file, const char* base, size_t size, size_t readable);
 
   const GuestModel& model_;
   ReaderOptions options_;
@@ -105,6 +107,7 @@ class TraceReader {
   std::vector<uint32_t> program_of_text_;
   KeyInterner host_texts_;
   std::vector<uint32_t> host_of_text_;
+  KeyInterner dynamic_texts_;  // "dynamic" texts known to be valid
 
   simdjson::ondemand::parser record_parser_;
   simdjson::ondemand::parser field_parser_;
