@@ -109,6 +109,17 @@ Result<bool> read_bool(od::value& value, const RecordContext& ctx, const Pointer
 
 Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
+  if (*at == '"') {
+    // Fast path: a string with no escapes and no control characters is its own unescaped form, so it is
+    // used in place (valid as long as the record text is). Anything else goes through simdjson's unescape.
+    const char* end = at + 1;
+    while (*end != '"' && *end != '\\' && static_cast<unsigned char>(*end) >= 0x20) ++end;
+    if (*end == '"') {
+      od::raw_json_string raw;
+      if (auto err = value.get_raw_json_string().get(raw)) return ctx.json_error(err, at, pointer);
+      return std::string_view(at + 1, static_cast<size_t>(end - at - 1));
+    }
+  }
   std::string_view s;
   if (auto err = value.get_string().get(s)) return ctx.json_error(err, at, pointer);
   return s;

@@ -75,6 +75,7 @@ const char* token_position(od::value& value);
 Result<od::object> read_object(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 Result<od::array> read_array(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 Result<bool> read_bool(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+// The view points into the record text or the parser's string buffer: valid until the parser's next iterate().
 Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 Result<int64_t> read_int(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, const Pointer& pointer);
@@ -105,8 +106,16 @@ Status for_each_field(od::object& object, std::span<const std::string_view> name
     if (auto err = std::move(field_result).get(field)) return ctx.json_error(err, nullptr, pointer);
     // raw() points just past the key's opening quote.
     const char* at = field.key().raw() - 1;
+    // Keys without escapes (all real ones) are used in place; only an escaped key is unescaped. The scan
+    // cannot run away: stage 1 has already proved the string closed.
     std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return ctx.json_error(err, at, pointer);
+    const char* key_end = at + 1;
+    while (*key_end != '"' && *key_end != '\\') ++key_end;
+    if (*key_end == '"') {
+      key = std::string_view(at + 1, static_cast<size_t>(key_end - at - 1));
+    } else if (auto err = field.unescaped_key().get(key)) {
+      return ctx.json_error(err, at, pointer);
+    }
     od::value& value = field.value();
     const Pointer field_pointer(pointer, key);  // lazy: spelt out only on error
     size_t index = names.size();

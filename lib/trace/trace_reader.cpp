@@ -13,6 +13,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <xxhash.h>
 
 #include "lib/trace/host_state_json.hpp"
 #include "runtime_loader/shaderbake.h"
@@ -25,7 +26,7 @@ namespace {
 
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const { return static_cast<size_t>(XXH3_64bits(s.data(), s.size())); }
 };
 
 // Column of the first syntax error in `text` (1-based), found by a strict second parser. Only used on the
@@ -224,9 +225,9 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   od::object obj;
   if (auto err = doc.get_object().get(obj)) return bad(malformed(err, text.data()));
 
-  // Scalars are copied out of the parser's string buffer; objects are kept as raw text slices and
-  // decoded after the record is known to be well formed and of a known type.
-  std::string type, format, guest, id, state;
+  // Strings stay valid in the record parser's string buffer until its next iterate(); objects are kept as
+  // raw text slices and decoded after the record is known to be well formed and of a known type.
+  std::string_view type, format, guest, id, state;
   int64_t frame = -1, draw = -1;
   std::string_view program_text, host_text, dynamic_text;
   std::array<const char*, kNames.size()> at{};
@@ -242,8 +243,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
       case kState: {
         auto s = json::read_string(v, ctx, p);
         if (!s) return std::move(s).error();
-        std::string& out = i == kType ? type : i == kFormat ? format : i == kGuest ? guest : i == kId ? id : state;
-        out.assign(s->data(), s->size());
+        (i == kType ? type : i == kFormat ? format : i == kGuest ? guest : i == kId ? id : state) = *s;
         return ok_status();
       }
       case kFrame:
@@ -299,7 +299,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
       return bad(ctx.error(text.data(), "", "conflicting_fields", "a state record carries no \"state\", \"frame\" or \"draw\""));
     if (states_.count(id) != 0)
       return bad(ctx.error(at[kId], "/id", "duplicate_state_id",
-                           "state id \"" + id.substr(0, 60) + "\" is defined twice in this file; the first definition stands"));
+                           "state id \"" + std::string(id.substr(0, 60)) + "\" is defined twice in this file; the first definition stands"));
     StateEntry entry{false, 0, 0};
     Error error;
     auto program = program_of(program_text, capacity - static_cast<size_t>(program_text.data() - text.data()), ctx);
@@ -314,7 +314,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
       if (!d) error = std::move(d).error();
     }
     if (error.reason.empty()) entry = StateEntry{true, *program, *host};
-    states_.emplace(id, entry);
+    states_.emplace(std::string(id), entry);
     if (!entry.good) return bad(std::move(error));
     ++summary_.states;
     return ok_status();
@@ -330,13 +330,13 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
       if (has(kProgram) || has(kHost))
         return bad(ctx.error(at[kState], "/state", "conflicting_fields",
                              "a draw names a \"state\" or carries \"program\" and \"host\", not both"));
-      auto found = states_.find(std::string_view(state));
+      auto found = states_.find(state);
       if (found == states_.end())
         return bad(ctx.error(at[kState], "/state", "unknown_state",
-                             "draw refers to state \"" + state.substr(0, 60) + "\", which no earlier state record of this file defines"));
+                             "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", which no earlier state record of this file defines"));
       if (!found->second.good)
         return bad(ctx.error(at[kState], "/state", "state_rejected",
-                             "draw refers to state \"" + state.substr(0, 60) + "\", whose record was bad (reported above)"));
+                             "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", whose record was bad (reported above)"));
       event.program = found->second.program;
       event.host = found->second.host;
     } else {
@@ -361,7 +361,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   }
 
   return bad(ctx.error(at[kType], "/type", "unknown_record_type",
-                       "unknown record type \"" + type.substr(0, 40) + "\" (expected capture, state or draw)"));
+                       "unknown record type \"" + std::string(type.substr(0, 40)) + "\" (expected capture, state or draw)"));
 }
 
 TraceReader::TraceReader(const GuestModel& model, ReaderOptions options, DiagnosticSink& sink)
