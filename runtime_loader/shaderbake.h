@@ -274,6 +274,50 @@ SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t 
  * each texture stage, the only static state the ubershader cannot take as runtime data. */
 SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_FAMILY_KEY_SIZE]);
 
+
+/* Why a program has no defined behaviour (or none shaderbake implements). SBK_NV2A_OK = 0 means valid.
+ * Reasons are stable: reports count by their names (sbk_nv2a_reason_name). */
+typedef enum sbk_nv2a_reason {
+  SBK_NV2A_OK = 0,
+  SBK_NV2A_BAD_STAGE_COUNT,              /* combiner_control stage count 0 or above 8 */
+  SBK_NV2A_INVALID_REGISTER,             /* input register code 6 or 7 */
+  SBK_NV2A_REGISTER_NOT_ALLOWED_HERE,    /* 14 (spare0+secondary) outside final B/C/D, 15 (E*F) outside final A-D */
+  SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE,   /* fog alpha is readable in the final combiner only */
+  SBK_NV2A_BAD_FINAL_MAPPING,            /* final combiner inputs take unsigned identity or invert only */
+  SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM,      /* alpha of E*F or of spare0+secondary */
+  SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION,
+  SBK_NV2A_SUM_WITH_DOT_PRODUCT,         /* a dot product with a non-discarded sum/mux output (NV_register_combiners) */
+  SBK_NV2A_RESERVED_OUTPUT_OP,           /* ops 5 and 7 */
+  SBK_NV2A_BAD_DESTINATION,              /* destination outside {0, 4, 5, 8-13} */
+  SBK_NV2A_DUPLICATE_DESTINATION,        /* two equal non-discard destinations in one output word */
+  SBK_NV2A_UNDOCUMENTED_BITS,            /* bits set that no documented field uses */
+  SBK_NV2A_TEXTURE_MODE_RESERVED,        /* texture mode code 19..31 */
+  SBK_NV2A_TEXTURE_MODE_UNSUPPORTED,     /* a documented texture mode shaderbake does not implement yet */
+  SBK_NV2A_BAD_ALPHA_FUNC,               /* alpha test function above 7 */
+  SBK_NV2A_REASON_COUNT
+} sbk_nv2a_reason;
+
+/* Stable snake_case name of a reason ("invalid_register"). Never NULL. */
+SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason);
+
+/* Checks that `program` is a valid encoding with semantics shaderbake implements (DESIGN.md §4): the first
+ * problem found, or SBK_NV2A_OK. Only stages below the stage count and enabled texture stages are checked.
+ * When `where` is not NULL it receives a short location of the problem ("stage 2 rgb output"). */
+SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where);
+
+
+/* ---- nv2a layout contract (shared by the exact and the fallback route) ----
+ * Descriptor set 0: bindings 0-3 the texture stages (combined image samplers; 2D, 3D or cube per
+ * sbk_nv2a_sampler_dim, present only for stages that sample), binding 4 the dynamic block below (uniform
+ * buffer, std140). Fragment inputs: location 0 v0 (diffuse), 1 v1 (specular), 2 fog factor (float),
+ * 3-6 texture coordinates 0-3 (vec4). Output: location 0, RGBA. */
+#define SBK_NV2A_BINDING_DYNAMIC 4
+#define SBK_NV2A_DYNAMIC_BLOCK_SIZE 320
+
+/* Packs the runtime values into the std140 dynamic block: vec4 c0[8] at 0, vec4 c1[8] at 128, vec4 final_c0
+ * at 256, vec4 final_c1 at 272, vec4 fog_color at 288 (colours as RGBA floats k/255), uint alpha_ref at 304. */
+SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]);
+
 #ifdef __cplusplus
 }
 #endif
@@ -610,6 +654,151 @@ SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t
   for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
     sbk__put_u8(&w, sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(program, i)));
   SBK_ASSERT(w.size == SBK_NV2A_FAMILY_KEY_SIZE);
+}
+
+
+SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason) {
+  switch (reason) {
+    case SBK_NV2A_OK: return "ok";
+    case SBK_NV2A_BAD_STAGE_COUNT: return "bad_stage_count";
+    case SBK_NV2A_INVALID_REGISTER: return "invalid_register";
+    case SBK_NV2A_REGISTER_NOT_ALLOWED_HERE: return "register_not_allowed_here";
+    case SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE: return "fog_alpha_in_general_stage";
+    case SBK_NV2A_BAD_FINAL_MAPPING: return "bad_final_mapping";
+    case SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM: return "alpha_of_product_or_sum";
+    case SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION: return "dot_or_blue_to_alpha_in_alpha_portion";
+    case SBK_NV2A_SUM_WITH_DOT_PRODUCT: return "sum_with_dot_product";
+    case SBK_NV2A_RESERVED_OUTPUT_OP: return "reserved_output_op";
+    case SBK_NV2A_BAD_DESTINATION: return "bad_destination";
+    case SBK_NV2A_DUPLICATE_DESTINATION: return "duplicate_destination";
+    case SBK_NV2A_UNDOCUMENTED_BITS: return "undocumented_bits";
+    case SBK_NV2A_TEXTURE_MODE_RESERVED: return "texture_mode_reserved";
+    case SBK_NV2A_TEXTURE_MODE_UNSUPPORTED: return "texture_mode_unsupported";
+    case SBK_NV2A_BAD_ALPHA_FUNC: return "bad_alpha_func";
+    case SBK_NV2A_REASON_COUNT: break;
+  }
+  return "unknown_reason";
+}
+
+/* One input byte of a general stage. `rgb`: the byte feeds an RGB portion. */
+static sbk_nv2a_reason sbk__check_general_input(uint32_t byte, int rgb) {
+  const uint32_t reg = byte & 0xFu, alpha = (byte >> 4) & 1u;
+  (void)rgb;
+  if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
+  if (reg == 14u || reg == 15u) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+  /* The fog register's alpha is the fog factor, readable in the final combiner only. The alpha portion
+   * reads .a when the alpha bit is set (else .b); the RGB portion replicates .a when it is set. */
+  if (reg == 3u && alpha) return SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE;
+  return SBK_NV2A_OK;
+}
+
+static int sbk__valid_destination(uint32_t dst) {
+  return dst == 0u || dst == 4u || dst == 5u || (dst >= 8u && dst <= 13u);
+}
+
+static sbk_nv2a_reason sbk__check_output(uint32_t word, int rgb) {
+  const uint32_t cd = word & 0xFu, ab = (word >> 4) & 0xFu, sum = (word >> 8) & 0xFu;
+  const uint32_t cd_dot = (word >> 12) & 1u, ab_dot = (word >> 13) & 1u, op = (word >> 15) & 7u;
+  if ((word >> 20) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  if (!rgb && (word & ((1u << 12) | (1u << 13) | (1u << 18) | (1u << 19))) != 0u)
+    return SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION;
+  if (op == 5u || op == 7u) return SBK_NV2A_RESERVED_OUTPUT_OP;
+  if (!sbk__valid_destination(cd) || !sbk__valid_destination(ab) || !sbk__valid_destination(sum))
+    return SBK_NV2A_BAD_DESTINATION;
+  if ((cd != 0u && (cd == ab || cd == sum)) || (ab != 0u && ab == sum)) return SBK_NV2A_DUPLICATE_DESTINATION;
+  if ((cd_dot || ab_dot) && sum != 0u) return SBK_NV2A_SUM_WITH_DOT_PRODUCT;
+  return SBK_NV2A_OK;
+}
+
+SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where) {
+  static const char* const kStageParts[4] = {"rgb input", "rgb output", "alpha input", "alpha output"};
+  static const char* const kFinalSlots[7] = {"final A", "final B", "final C", "final D", "final E", "final F", "final G"};
+  const uint32_t stages = sbk_nv2a_stage_count(program);
+  /* COMBINECTL: stage count (0-7), mux select (8), per-stage c0 (12), per-stage c1 (16). */
+  const uint32_t control_bits = 0xFFu | (1u << 8) | (1u << 12) | (1u << 16);
+  uint32_t i, k;
+  const char* dummy;
+  if (where == NULL) where = &dummy;
+  *where = "combiner_control";
+  if (stages == 0u || stages > SBK_NV2A_MAX_STAGES) return SBK_NV2A_BAD_STAGE_COUNT;
+  if ((program->combiner_control & ~control_bits) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  for (i = 0; i < stages; ++i) {
+    const uint32_t words[4] = {program->rgb_inputs[i], program->rgb_outputs[i], program->alpha_inputs[i],
+                               program->alpha_outputs[i]};
+    for (k = 0; k < 4; ++k) {
+      sbk_nv2a_reason r = SBK_NV2A_OK;
+      *where = kStageParts[k];
+      if (k == 0 || k == 2) {
+        uint32_t b;
+        for (b = 0; b < 4 && r == SBK_NV2A_OK; ++b) r = sbk__check_general_input((words[k] >> (8 * b)) & 0xFFu, k == 0);
+      } else {
+        r = sbk__check_output(words[k], k == 1);
+      }
+      if (r != SBK_NV2A_OK) return r;
+    }
+  }
+  /* Final combiner: A B C D in final_inputs[0] (A in the top byte), E F G flags in final_inputs[1]. */
+  {
+    const uint32_t bytes[7] = {program->final_inputs[0] >> 24, (program->final_inputs[0] >> 16) & 0xFFu,
+                               (program->final_inputs[0] >> 8) & 0xFFu, program->final_inputs[0] & 0xFFu,
+                               program->final_inputs[1] >> 24, (program->final_inputs[1] >> 16) & 0xFFu,
+                               (program->final_inputs[1] >> 8) & 0xFFu};
+    for (k = 0; k < 7; ++k) {
+      const uint32_t reg = bytes[k] & 0xFu, alpha = (bytes[k] >> 4) & 1u, mapping = bytes[k] >> 5;
+      *where = kFinalSlots[k];
+      if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
+      if (reg == 14u && !(k >= 1 && k <= 3)) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+      if (reg == 15u && k > 3) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+      if ((reg == 14u || reg == 15u) && alpha) return SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM;
+      if (mapping > 1u) return SBK_NV2A_BAD_FINAL_MAPPING;
+    }
+    *where = "final flags";
+    if ((program->final_inputs[1] & 0xFFu & ~0xE0u) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  }
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    const uint8_t mode = sbk_nv2a_effective_texture_mode(program, i);
+    *where = "texture mode";
+    if (mode >= SBK_NV2A_TEXTURE_MODE_COUNT) return SBK_NV2A_TEXTURE_MODE_RESERVED;
+    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
+        mode != SBK_NV2A_TEXTURE_CUBE)
+      return SBK_NV2A_TEXTURE_MODE_UNSUPPORTED;
+  }
+  *where = "alpha test";
+  if (program->alpha_test_enabled && program->alpha_test_func > 7u) return SBK_NV2A_BAD_ALPHA_FUNC;
+  *where = "";
+  return SBK_NV2A_OK;
+}
+
+
+static void sbk__put_f32(uint8_t* out, float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  out[0] = (uint8_t)bits;
+  out[1] = (uint8_t)(bits >> 8);
+  out[2] = (uint8_t)(bits >> 16);
+  out[3] = (uint8_t)(bits >> 24);
+}
+
+/* 0xAARRGGBB -> four floats R, G, B, A in [0, 1]. */
+static void sbk__put_colour(uint8_t* out, uint32_t argb) {
+  sbk__put_f32(out + 0, (float)((argb >> 16) & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 4, (float)((argb >> 8) & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 8, (float)(argb & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 12, (float)(argb >> 24) / 255.0f);
+}
+
+SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]) {
+  uint32_t i;
+  SBK_ASSERT(dynamic != NULL && out != NULL);
+  memset(out, 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    sbk__put_colour(out + 16 * i, dynamic->c0[i]);
+    sbk__put_colour(out + 128 + 16 * i, dynamic->c1[i]);
+  }
+  sbk__put_colour(out + 256, dynamic->final_c0);
+  sbk__put_colour(out + 272, dynamic->final_c1);
+  sbk__put_colour(out + 288, dynamic->fog_color);
+  out[304] = dynamic->alpha_ref;
 }
 
 #ifdef __cplusplus

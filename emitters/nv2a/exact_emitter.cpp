@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+#include "emitters/nv2a/exact_emitter.hpp"
+
+#include <array>
+#include <string>
+
+namespace shaderbake::nv2a {
+
+namespace {
+
+// Register names of the generated code by hardware code (0 = zero). Constants are resolved per stage.
+const char* register_name(uint32_t code) {
+  switch (code) {
+    case 3: return "fog";
+    case 4: return "v0";
+    case 5: return "v1";
+    case 8: return "t0";
+    case 9: return "t1";
+    case 10: return "t2";
+    case 11: return "t3";
+    case 12: return "r0";
+    case 13: return "r1";
+    case 14: return "spare_sum";
+    case 15: return "ef";
+    default: return "zero";
+  }
+}
+
+struct StageContext {
+  std::string c0, c1;  // expressions of the constants this stage reads
+};
+
+std::string register_expression(uint32_t code, const StageContext& ctx) {
+  if (code == 0) return "vec4(0.0)";
+  if (code == 1) return ctx.c0;
+  if (code == 2) return ctx.c1;
+  return register_name(code);
+}
+
+// NV_register_combiners input mappings, as GLSL over `x`.
+std::string mapped(const std::string& x, uint32_t mapping) {
+  switch (mapping) {
+    case 0: return "max(" + x + ", 0.0)";
+    case 1: return "(1.0 - clamp(" + x + ", 0.0, 1.0))";
+    case 2: return "(2.0 * max(" + x + ", 0.0) - 1.0)";
+    case 3: return "(-2.0 * max(" + x + ", 0.0) + 1.0)";
+    case 4: return "(max(" + x + ", 0.0) - 0.5)";
+    case 5: return "(-max(" + x + ", 0.0) + 0.5)";
+    case 6: return x;
+    default: return "(-" + x + ")";
+  }
+}
+
+std::string rgb_input(uint32_t byte, const StageContext& ctx) {
+  const std::string reg = register_expression(byte & 0xF, ctx);
+  return mapped(reg + (((byte >> 4) & 1) ? ".aaa" : ".rgb"), byte >> 5);
+}
+
+std::string alpha_input(uint32_t byte, const StageContext& ctx) {
+  const std::string reg = register_expression(byte & 0xF, ctx);
+  return mapped(reg + (((byte >> 4) & 1) ? ".a" : ".b"), byte >> 5);
+}
+
+// "(x + bias) * scale" clamped once, as GLSL.
+std::string finished(const std::string& x, uint32_t op) {
+  std::string v;
+  switch (op) {
+    case 1: v = "(" + x + " - 128.0 / 255.0)"; break;
+    case 2: v = "(" + x + " * 2.0)"; break;
+    case 3: v = "((" + x + " - 128.0 / 255.0) * 2.0)"; break;
+    case 4: v = "(" + x + " * 4.0)"; break;
+    case 6: v = "(" + x + " * 0.5)"; break;
+    default: v = x; break;
+  }
+  return "clamp(" + v + ", -1.0, 1.0)";
+}
+
+uint32_t byte_at(uint32_t word, int index) { return (word >> (24 - 8 * index)) & 0xFF; }  // 0 = A ... 3 = D
+
+// Registers (by code) that a word of input bytes reads.
+uint32_t reads_of_inputs(uint32_t word) {
+  uint32_t mask = 0;
+  for (int i = 0; i < 4; ++i) mask |= 1u << (byte_at(word, i) & 0xF);
+  return mask;
+}
+
+uint32_t writes_of_output(uint32_t word) {
+  uint32_t mask = 0;
+  for (int shift : {0, 4, 8}) {
+    const uint32_t dst = (word >> shift) & 0xF;
+    if (dst) mask |= 1u << dst;
+  }
+  return mask;
+}
+
+void emit_stage(std::string& out, const sbk_nv2a_program& p, uint32_t stage) {
+  StageContext ctx;
+  ctx.c0 = "dyn.c0[" + std::to_string(((p.combiner_control >> 12) & 1) ? stage : 0) + "]";
+  ctx.c1 = "dyn.c1[" + std::to_string(((p.combiner_control >> 16) & 1) ? stage : 0) + "]";
+  const uint32_t rgb_in = p.rgb_inputs[stage], rgb_out = p.rgb_outputs[stage];
+  const uint32_t alpha_in = p.alpha_inputs[stage], alpha_out = p.alpha_outputs[stage];
+  const bool msb_mux = (p.combiner_control >> 8) & 1;
+  const bool rgb_mux = (rgb_out >> 14) & 1, alpha_mux = (alpha_out >> 14) & 1;
+  const std::string s = std::to_string(stage);
+  out += "  // stage " + s + "\n  {\n";
+  // Every read happens before any write: the hardware delays writes to the end of the stage.
+  if (rgb_mux || alpha_mux) {
+    out += msb_mux ? "    bool select_cd = r0.a >= 0.5;\n"
+                   : "    bool select_cd = (uint(round(clamp(r0.a, 0.0, 1.0) * 255.0)) & 1u) != 0u;\n";
+  }
+  const uint32_t rgb_cd = rgb_out & 0xF, rgb_ab = (rgb_out >> 4) & 0xF, rgb_sum = (rgb_out >> 8) & 0xF;
+  const uint32_t rgb_op = (rgb_out >> 15) & 7;
+  const bool need_rgb_ab = rgb_ab || rgb_sum, need_rgb_cd = rgb_cd || rgb_sum;
+  if (need_rgb_ab) {
+    const std::string a = rgb_input(byte_at(rgb_in, 0), ctx), b = rgb_input(byte_at(rgb_in, 1), ctx);
+    out += ((rgb_out >> 13) & 1) ? "    vec3 ab = vec3(dot(" + a + ", " + b + "));\n" : "    vec3 ab = " + a + " * " + b + ";\n";
+  }
+  if (need_rgb_cd) {
+    const std::string c = rgb_input(byte_at(rgb_in, 2), ctx), d = rgb_input(byte_at(rgb_in, 3), ctx);
+    out += ((rgb_out >> 12) & 1) ? "    vec3 cd = vec3(dot(" + c + ", " + d + "));\n" : "    vec3 cd = " + c + " * " + d + ";\n";
+  }
+  if (rgb_ab) out += "    vec3 ab_out = " + finished("ab", rgb_op) + ";\n";
+  if (rgb_cd) out += "    vec3 cd_out = " + finished("cd", rgb_op) + ";\n";
+  if (rgb_sum) out += "    vec3 sum_out = " + finished(rgb_mux ? "(select_cd ? cd : ab)" : "(ab + cd)", rgb_op) + ";\n";
+
+  const uint32_t a_cd = alpha_out & 0xF, a_ab = (alpha_out >> 4) & 0xF, a_sum = (alpha_out >> 8) & 0xF;
+  const uint32_t a_op = (alpha_out >> 15) & 7;
+  if (a_ab || a_sum)
+    out += "    float ab_a = " + alpha_input(byte_at(alpha_in, 0), ctx) + " * " + alpha_input(byte_at(alpha_in, 1), ctx) + ";\n";
+  if (a_cd || a_sum)
+    out += "    float cd_a = " + alpha_input(byte_at(alpha_in, 2), ctx) + " * " + alpha_input(byte_at(alpha_in, 3), ctx) + ";\n";
+  if (a_ab) out += "    float ab_a_out = " + finished("ab_a", a_op) + ";\n";
+  if (a_cd) out += "    float cd_a_out = " + finished("cd_a", a_op) + ";\n";
+  if (a_sum) out += "    float sum_a_out = " + finished(alpha_mux ? "(select_cd ? cd_a : ab_a)" : "(ab_a + cd_a)", a_op) + ";\n";
+
+  // Writes: RGB portion (with blue to alpha), then the alpha portion, whose X.a write wins.
+  if (rgb_cd) out += std::string("    ") + register_name(rgb_cd) + ".rgb = cd_out;\n";
+  if (rgb_ab) out += std::string("    ") + register_name(rgb_ab) + ".rgb = ab_out;\n";
+  if (rgb_sum) out += std::string("    ") + register_name(rgb_sum) + ".rgb = sum_out;\n";
+  if (((rgb_out >> 18) & 1) && rgb_cd) out += std::string("    ") + register_name(rgb_cd) + ".a = cd_out.b;\n";
+  if (((rgb_out >> 19) & 1) && rgb_ab) out += std::string("    ") + register_name(rgb_ab) + ".a = ab_out.b;\n";
+  if (a_cd) out += std::string("    ") + register_name(a_cd) + ".a = cd_a_out;\n";
+  if (a_ab) out += std::string("    ") + register_name(a_ab) + ".a = ab_a_out;\n";
+  if (a_sum) out += std::string("    ") + register_name(a_sum) + ".a = sum_a_out;\n";
+  out += "  }\n";
+}
+
+const char* compare_glsl(uint8_t func) {
+  switch (func) {
+    case SBK_COMPARE_NEVER: return "false";
+    case SBK_COMPARE_LESS: return "alpha8 < dyn.alpha_ref";
+    case SBK_COMPARE_EQUAL: return "alpha8 == dyn.alpha_ref";
+    case SBK_COMPARE_LESS_OR_EQUAL: return "alpha8 <= dyn.alpha_ref";
+    case SBK_COMPARE_GREATER: return "alpha8 > dyn.alpha_ref";
+    case SBK_COMPARE_NOT_EQUAL: return "alpha8 != dyn.alpha_ref";
+    case SBK_COMPARE_GREATER_OR_EQUAL: return "alpha8 >= dyn.alpha_ref";
+    default: return "true";
+  }
+}
+
+constexpr const char* kDynamicBlock =
+    "layout(set = 0, binding = 4, std140) uniform Dynamic {\n"
+    "  vec4 c0[8];\n  vec4 c1[8];\n  vec4 final_c0;\n  vec4 final_c1;\n  vec4 fog_color;\n  uint alpha_ref;\n} dyn;\n";
+
+}  // namespace
+
+Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
+  const char* where = nullptr;
+  const sbk_nv2a_reason reason = sbk_nv2a_check_program(&p, &where);
+  if (reason != SBK_NV2A_OK) {
+    Error e;
+    e.reason = sbk_nv2a_reason_name(reason);
+    e.message = std::string("no exact shader for an invalid program: ") + e.reason + " in " + where;
+    return e;
+  }
+  const uint32_t stages = sbk_nv2a_stage_count(&p);
+  const uint32_t w0 = p.final_inputs[0], w1 = p.final_inputs[1];
+
+  // Liveness, backwards from the final combiner: a stage is emitted when it writes a register that
+  // something after it reads (per register, not per channel: conservative, never wrong).
+  uint32_t final_reads = reads_of_inputs(w0) | (1u << (byte_at(w1, 2) & 0xF));
+  const bool uses_ef = (final_reads >> 15) & 1, uses_spare_sum = (final_reads >> 14) & 1;
+  if (uses_ef) final_reads |= (1u << (byte_at(w1, 0) & 0xF)) | (1u << (byte_at(w1, 1) & 0xF));
+  if (uses_spare_sum) final_reads |= (1u << 12) | (1u << 5);
+  std::array<bool, SBK_NV2A_MAX_STAGES> live{};
+  uint32_t live_regs = final_reads;
+  for (int s = static_cast<int>(stages) - 1; s >= 0; --s) {
+    const uint32_t writes = writes_of_output(p.rgb_outputs[s]) | writes_of_output(p.alpha_outputs[s]);
+    if (!(writes & live_regs)) continue;
+    live[s] = true;
+    live_regs |= reads_of_inputs(p.rgb_inputs[s]) | reads_of_inputs(p.alpha_inputs[s]);
+    if (((p.rgb_outputs[s] | p.alpha_outputs[s]) >> 14) & 1) live_regs |= 1u << 12;  // the mux reads spare0.a
+  }
+  // Declared registers: everything read, plus whatever an emitted stage writes.
+  for (uint32_t s = 0; s < stages; ++s)
+    if (live[s]) live_regs |= writes_of_output(p.rgb_outputs[s]) | writes_of_output(p.alpha_outputs[s]);
+
+  std::string out = "#version 450\n// shaderbake nv2a exact fragment shader\n";
+  out += "layout(location = 0) in vec4 in_v0;\nlayout(location = 1) in vec4 in_v1;\nlayout(location = 2) in float in_fog;\n";
+  for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
+    if (!((live_regs >> (8 + t)) & 1) && !(t == 0 && ((live_regs >> 12) & 1))) continue;
+    const sbk_sampler_dim dim = sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&p, t));
+    if (dim == SBK_SAMPLER_NONE) continue;
+    const std::string ts = std::to_string(t);
+    out += "layout(location = " + std::to_string(3 + t) + ") in vec4 in_tex" + ts + ";\n";
+    out += "layout(set = 0, binding = " + ts + ") uniform " +
+           (dim == SBK_SAMPLER_2D ? "sampler2D" : dim == SBK_SAMPLER_3D ? "sampler3D" : "samplerCube") + " tex" + ts + ";\n";
+  }
+  out += kDynamicBlock;
+  out += "layout(location = 0) out vec4 out_color;\n\nvoid main() {\n";
+  // Register file. t0 is needed for r0's initial alpha whenever r0 is.
+  for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
+    if (!((live_regs >> (8 + t)) & 1) && !(t == 0 && ((live_regs >> 12) & 1))) continue;
+    const std::string ts = std::to_string(t);
+    switch (sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&p, t))) {
+      case SBK_SAMPLER_2D: out += "  vec4 t" + ts + " = textureProj(tex" + ts + ", in_tex" + ts + ".xyw);\n"; break;
+      case SBK_SAMPLER_3D: out += "  vec4 t" + ts + " = textureProj(tex" + ts + ", in_tex" + ts + ");\n"; break;
+      case SBK_SAMPLER_CUBE: out += "  vec4 t" + ts + " = texture(tex" + ts + ", in_tex" + ts + ".xyz);\n"; break;
+      default: out += "  vec4 t" + ts + " = vec4(0.0, 0.0, 0.0, 1.0);\n"; break;  // disabled or NONE
+    }
+  }
+  if ((live_regs >> 4) & 1) out += "  vec4 v0 = in_v0;\n";
+  if ((live_regs >> 5) & 1) out += "  vec4 v1 = in_v1;\n";
+  if ((live_regs >> 3) & 1) out += "  vec4 fog = vec4(dyn.fog_color.rgb, in_fog);\n";
+  if ((live_regs >> 12) & 1) out += "  vec4 r0 = vec4(0.0, 0.0, 0.0, t0.a);\n";
+  if ((live_regs >> 13) & 1) out += "  vec4 r1 = vec4(0.0);\n";
+  for (uint32_t s = 0; s < stages; ++s)
+    if (live[s]) emit_stage(out, p, s);
+
+  // Final combiner, with its own constants.
+  StageContext final_ctx{"dyn.final_c0", "dyn.final_c1"};
+  const uint32_t flags = w1 & 0xFF;
+  if (uses_spare_sum) {
+    const std::string r0 = (flags & 0x20) ? "(1.0 - max(r0.rgb, 0.0))" : "max(r0.rgb, 0.0)";
+    const std::string v1 = (flags & 0x40) ? "(1.0 - max(v1.rgb, 0.0))" : "max(v1.rgb, 0.0)";
+    const std::string sum = r0 + " + " + v1;
+    out += "  vec4 spare_sum = vec4(" + ((flags & 0x80) ? "clamp(" + sum + ", 0.0, 1.0)" : sum) + ", 0.0);\n";
+  }
+  if (uses_ef)
+    out += "  vec4 ef = vec4(" + rgb_input(byte_at(w1, 0), final_ctx) + " * " + rgb_input(byte_at(w1, 1), final_ctx) + ", 0.0);\n";
+  out += "  vec3 fa = " + rgb_input(byte_at(w0, 0), final_ctx) + ";\n";
+  out += "  vec3 color = min(fa * " + rgb_input(byte_at(w0, 1), final_ctx) + " + (1.0 - fa) * " +
+         rgb_input(byte_at(w0, 2), final_ctx) + " + " + rgb_input(byte_at(w0, 3), final_ctx) + ", 1.0);\n";
+  out += "  out_color = vec4(color, " + alpha_input(byte_at(w1, 2), final_ctx) + ");\n";
+  if (p.alpha_test_enabled && p.alpha_test_func != SBK_COMPARE_ALWAYS) {
+    out += "  uint alpha8 = uint(round(clamp(out_color.a, 0.0, 1.0) * 255.0));\n";
+    out += std::string("  if (!(") + compare_glsl(p.alpha_test_func) + ")) discard;\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+uint32_t vertex_semantic_mask(const sbk_host_state& host) {
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < host.attribute_count && i < SBK_MAX_VERTEX_ATTRIBUTES; ++i)
+    if (host.attributes[i].semantic < SBK_SEMANTIC_COUNT) mask |= 1u << host.attributes[i].semantic;
+  return mask;
+}
+
+std::string emit_vertex_shader(uint32_t mask) {
+  static const char* const kNames[SBK_SEMANTIC_COUNT] = {"position", "diffuse", "specular", "fog",
+                                                         "texcoord0", "texcoord1", "texcoord2", "texcoord3"};
+  static const char* const kDefaults[SBK_SEMANTIC_COUNT] = {
+      "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(1.0)", "vec4(0.0)", "vec4(1.0)",
+      "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)"};
+  std::string out = "#version 450\n// shaderbake nv2a pass-through vertex shader\n";
+  auto value = [&](uint32_t s) { return ((mask >> s) & 1) ? std::string("a_") + kNames[s] : std::string(kDefaults[s]); };
+  for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s)
+    if ((mask >> s) & 1) out += "layout(location = " + std::to_string(s) + ") in vec4 a_" + kNames[s] + ";\n";
+  out += "layout(location = 0) out vec4 out_v0;\nlayout(location = 1) out vec4 out_v1;\nlayout(location = 2) out float out_fog;\n";
+  for (int t = 0; t < 4; ++t) out += "layout(location = " + std::to_string(3 + t) + ") out vec4 out_tex" + std::to_string(t) + ";\n";
+  out += "\nvoid main() {\n";
+  out += "  gl_Position = " + value(SBK_SEMANTIC_POSITION) + ";\n";
+  out += "  out_v0 = " + value(SBK_SEMANTIC_DIFFUSE) + ";\n";
+  out += "  out_v1 = " + value(SBK_SEMANTIC_SPECULAR) + ";\n";
+  out += "  out_fog = " + value(SBK_SEMANTIC_FOG) + ".x;\n";
+  for (int t = 0; t < 4; ++t)
+    out += "  out_tex" + std::to_string(t) + " = " + value(SBK_SEMANTIC_TEXCOORD0 + t) + ";\n";
+  out += "}\n";
+  return out;
+}
+
+}  // namespace shaderbake::nv2a

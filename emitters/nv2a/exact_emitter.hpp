@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+#include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::nv2a {
+
+// Version of the exact emitter's output: part of every compiled artifact's identity.
+inline constexpr int kExactEmitterVersion = 1;
+
+// Emits the exact fragment shader of `program`: straight-line GLSL 450 that evaluates exactly this program
+// (the layout contract of runtime_loader/shaderbake.h: textures at bindings 0-3, the dynamic block at binding
+// 4, inputs v0/v1/fog/texcoords at locations 0-6). Stages whose results nothing reads are left out, and
+// only the registers a program touches are declared, so programs that behave alike share source text.
+// Programs that sbk_nv2a_check_program refuses get an error naming the reason.
+Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
+
+// Emits the pass-through vertex shader of a host vertex layout: each present semantic is read at the
+// location equal to its sbk_vertex_semantic value and passed on to the fragment inputs of the layout
+// contract; a missing semantic passes its default (diffuse white, specular black, fog 1, texcoords
+// (0,0,0,1), position (0,0,0,1)). `semantic_mask` has bit s set when semantic s is present.
+std::string emit_vertex_shader(uint32_t semantic_mask);
+
+// The semantic mask of a host state's vertex attributes.
+uint32_t vertex_semantic_mask(const sbk_host_state& host);
+
+}  // namespace shaderbake::nv2a

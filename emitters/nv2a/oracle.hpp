@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::nv2a {
+
+// What one pixel of an nv2a draw receives: flat inputs as the hardware gets them (8-bit colours,
+// 0xAARRGGBB), each texture stage sampling a 1x1 texture of the given colour.
+struct PixelInputs {
+  uint32_t v0 = 0;  // diffuse
+  uint32_t v1 = 0;  // specular
+  std::array<uint32_t, SBK_NV2A_TEXTURE_STAGES> textures{};
+  float fog_factor = 1.0f;
+  sbk_nv2a_dynamic dynamic{};  // constants, fog colour, alpha reference
+};
+
+struct PixelOutput {
+  std::array<uint8_t, 4> rgba{};   // RGBA8 as stored in an R8G8B8A8_UNORM target
+  std::array<float, 4> value{};    // before quantisation
+  bool discarded = false;          // the alpha test failed
+};
+
+// The CPU reference evaluator of the nv2a register combiners (DESIGN.md §4; choices where the spec is
+// silent are listed in emitters/nv2a/README.md). It is the judge of both emitters. It computes in 32-bit
+// float like the shaders it judges, and quantises only the final output (round to nearest, ties away).
+// Programs that sbk_nv2a_check_program refuses have no defined behaviour: the error names the reason.
+// A NaN or infinite fog factor is refused (it can only come from bad input).
+Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs& inputs);
+
+}  // namespace shaderbake::nv2a
