@@ -17,6 +17,14 @@ struct DedupeOptions {
 };
 int run_dedupe(const DedupeOptions& options);
 
+struct CheckVectorsOptions {
+  std::vector<std::string> files;
+  std::string engine = "all";  // oracle | exact | all
+  std::string device;          // Vulkan device name substring; empty = lavapipe
+  bool quiet = false;          // print failures only
+};
+int run_check_vectors(const CheckVectorsOptions& options);
+
 struct SchemaOptions {
   std::string name;
 };

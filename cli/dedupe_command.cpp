@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <unistd.h>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +67,14 @@ int run_dedupe(const DedupeOptions& options) {
   nv2a::Nv2aGuestModel model;
   trace::ReaderOptions reader_options;
   reader_options.strict = options.strict;
+  // A progress line on a terminal only; pipes and CI logs get none.
+  const bool show_progress = ::isatty(STDERR_FILENO) != 0;
+  if (show_progress)
+    reader_options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
+      std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", path.c_str(), total ? 100.0 * done / total : 100.0,
+                   static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20),
+                   done >= total ? "\n" : "");
+    };
   trace::TraceReader reader(model, reader_options, sink);
   plan::KeyCensus census(reader);
   for (const std::string& path : options.traces) {

@@ -29,6 +29,19 @@ int main(int argc, char** argv) {
   dedupe_cmd->add_flag("--json", dedupe.json, "Print one JSON object (schema: 'shaderbake schema dedupe')");
   dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
 
+  CheckVectorsOptions vectors;
+  CLI::App* vectors_cmd = app.add_subcommand(
+      "check-vectors",
+      "Run test vectors (format shaderbake-vectors/1) through the CPU oracle and/or the exact route on a Vulkan "
+      "device; one line a case, then 'N passed, M failed'.");
+  vectors_cmd->add_option("files", vectors.files, "Vector files (.json)")->required()->check(CLI::ExistingFile);
+  vectors_cmd->add_option("--engine", vectors.engine, "oracle | exact | all (every engine must agree with the expectation)")
+      ->check(CLI::IsMember({"oracle", "exact", "all"}))
+      ->capture_default_str();
+  vectors_cmd->add_option("--device", vectors.device,
+                          "Vulkan device for the exact engine (substring of its name; default: lavapipe)");
+  vectors_cmd->add_flag("--quiet", vectors.quiet, "Print failing cases only (and the summary)");
+
   SchemaOptions schema;
   CLI::App* schema_cmd = app.add_subcommand("schema", "Print a JSON Schema of a shaderbake format.");
   schema_cmd->add_option("name", schema.name, "trace | dedupe")->required();
@@ -40,6 +53,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (*dedupe_cmd) return run_dedupe(dedupe);
+  if (*vectors_cmd) return run_check_vectors(vectors);
   if (*schema_cmd) return run_schema(schema);
   return kExitUsage;
 }

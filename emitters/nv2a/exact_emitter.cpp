@@ -221,7 +221,7 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
   }
   if ((live_regs >> 4) & 1) out += "  vec4 v0 = in_v0;\n";
   if ((live_regs >> 5) & 1) out += "  vec4 v1 = in_v1;\n";
-  if ((live_regs >> 3) & 1) out += "  vec4 fog = vec4(dyn.fog_color.rgb, in_fog);\n";
+  if ((live_regs >> 3) & 1) out += "  vec4 fog = vec4(dyn.fog_color.rgb, clamp(in_fog, 0.0, 1.0));\n";
   if ((live_regs >> 12) & 1) out += "  vec4 r0 = vec4(0.0, 0.0, 0.0, t0.a);\n";
   if ((live_regs >> 13) & 1) out += "  vec4 r1 = vec4(0.0);\n";
   for (uint32_t s = 0; s < stages; ++s)
@@ -257,25 +257,28 @@ uint32_t vertex_semantic_mask(const sbk_host_state& host) {
   return mask;
 }
 
-std::string emit_vertex_shader(uint32_t mask) {
+std::string emit_vertex_shader(uint32_t mask, uint32_t varyings) {
   static const char* const kNames[SBK_SEMANTIC_COUNT] = {"position", "diffuse", "specular", "fog",
                                                          "texcoord0", "texcoord1", "texcoord2", "texcoord3"};
   static const char* const kDefaults[SBK_SEMANTIC_COUNT] = {
       "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(1.0)", "vec4(0.0)", "vec4(1.0)",
       "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)"};
+  // Varying location l carries semantic l + 1 (v0 = diffuse, v1 = specular, fog, texcoord0-3).
+  static const char* const kVaryings[7] = {"vec4 out_v0", "vec4 out_v1", "float out_fog", "vec4 out_tex0",
+                                           "vec4 out_tex1", "vec4 out_tex2", "vec4 out_tex3"};
   std::string out = "#version 450\n// shaderbake nv2a pass-through vertex shader\n";
   auto value = [&](uint32_t s) { return ((mask >> s) & 1) ? std::string("a_") + kNames[s] : std::string(kDefaults[s]); };
   for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s)
     if ((mask >> s) & 1) out += "layout(location = " + std::to_string(s) + ") in vec4 a_" + kNames[s] + ";\n";
-  out += "layout(location = 0) out vec4 out_v0;\nlayout(location = 1) out vec4 out_v1;\nlayout(location = 2) out float out_fog;\n";
-  for (int t = 0; t < 4; ++t) out += "layout(location = " + std::to_string(3 + t) + ") out vec4 out_tex" + std::to_string(t) + ";\n";
+  for (uint32_t l = 0; l < 7; ++l)
+    if ((varyings >> l) & 1) out += "layout(location = " + std::to_string(l) + ") out " + kVaryings[l] + ";\n";
   out += "\nvoid main() {\n";
   out += "  gl_Position = " + value(SBK_SEMANTIC_POSITION) + ";\n";
-  out += "  out_v0 = " + value(SBK_SEMANTIC_DIFFUSE) + ";\n";
-  out += "  out_v1 = " + value(SBK_SEMANTIC_SPECULAR) + ";\n";
-  out += "  out_fog = " + value(SBK_SEMANTIC_FOG) + ".x;\n";
-  for (int t = 0; t < 4; ++t)
-    out += "  out_tex" + std::to_string(t) + " = " + value(SBK_SEMANTIC_TEXCOORD0 + t) + ";\n";
+  for (uint32_t l = 0; l < 7; ++l) {
+    if (!((varyings >> l) & 1)) continue;
+    const std::string name = std::string(kVaryings[l]).substr(std::string(kVaryings[l]).find(' ') + 1);
+    out += "  " + name + " = " + value(l + 1) + (l == 2 ? ".x" : "") + ";\n";
+  }
   out += "}\n";
   return out;
 }

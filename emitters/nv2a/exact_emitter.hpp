@@ -21,8 +21,13 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
 // Emits the pass-through vertex shader of a host vertex layout: each present semantic is read at the
 // location equal to its sbk_vertex_semantic value and passed on to the fragment inputs of the layout
 // contract; a missing semantic passes its default (diffuse white, specular black, fog 1, texcoords
-// (0,0,0,1), position (0,0,0,1)). `semantic_mask` has bit s set when semantic s is present.
-std::string emit_vertex_shader(uint32_t semantic_mask);
+// (0,0,0,1), position (0,0,0,1)). `semantic_mask` has bit s set when semantic s is present;
+// `varying_mask` has bit l set for each fragment input location l (0-6) the fragment shader reads: only
+// those are written, so the stage interface matches exactly (the vertex interface of a pipeline).
+std::string emit_vertex_shader(uint32_t semantic_mask, uint32_t varying_mask);
+
+// The fragment input locations (bit per location) a compiled fragment module reads.
+inline constexpr uint32_t kAllVaryings = 0x7F;
 
 // The semantic mask of a host state's vertex attributes.
 uint32_t vertex_semantic_mask(const sbk_host_state& host);

@@ -176,6 +176,11 @@ uint8_t quantise(float x) { return static_cast<uint8_t>(std::lround(clampf(x, 0.
 
 }  // namespace
 
+float canonical_fog_factor(float fog_factor) {
+  if (std::isnan(fog_factor)) return 0.0f;
+  return clampf(fog_factor, 0.0f, 1.0f);
+}
+
 Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs& inputs) {
   const char* where = nullptr;
   const sbk_nv2a_reason reason = sbk_nv2a_check_program(&program, &where);
@@ -186,16 +191,10 @@ Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs&
     e.message = std::string("the program has no defined behaviour: ") + sbk_nv2a_reason_name(reason) + " in " + where;
     return e;
   }
-  if (!std::isfinite(inputs.fog_factor)) {
-    Error e;
-    e.reason = "fog_factor_not_finite";
-    e.message = "the fog factor is NaN or infinite";
-    return e;
-  }
 
   Registers regs;
   regs.reg[3] = colour(inputs.dynamic.fog_color);
-  regs.reg[3].a = inputs.fog_factor;
+  regs.reg[3].a = canonical_fog_factor(inputs.fog_factor);
   regs.reg[4] = colour(inputs.v0);
   regs.reg[5] = colour(inputs.v1);
   for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s) {

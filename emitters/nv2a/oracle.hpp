@@ -29,7 +29,11 @@ struct PixelOutput {
 // silent are listed in emitters/nv2a/README.md). It is the judge of both emitters. It computes in 32-bit
 // float like the shaders it judges, and quantises only the final output (round to nearest, ties away).
 // Programs that sbk_nv2a_check_program refuses have no defined behaviour: the error names the reason.
-// A NaN or infinite fog factor is refused (it can only come from bad input).
 Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs& inputs);
+
+// The fog factor as the combiners see it: the hardware fog unit delivers [0, 1], so values outside are
+// clamped and NaN reads as 0 (+inf as 1, -inf as 0). Every route feeds the shader this value; the shaders
+// clamp again, so a renderer that forgets still gets [0, 1] for every finite input.
+float canonical_fog_factor(float fog_factor);
 
 }  // namespace shaderbake::nv2a

@@ -544,6 +544,7 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
       } else {
         status = read_lines(file, base, complete, available);
         offset += complete;
+        if (options_.progress) options_.progress(path, offset, size);
       }
       ::munmap(mapping, map_length);
     }

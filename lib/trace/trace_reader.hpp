@@ -27,6 +27,9 @@ struct ReaderOptions {
   // Upper bound on the bytes of distinct raw "program"/"host" texts remembered to skip re-decoding them.
   // Past it decoding still works, only slower; memory stays bounded whatever the trace holds.
   uint64_t memo_limit_bytes = uint64_t{256} << 20;
+  // Called from read_file as a file is read (every 64 MiB window and at its end) with the bytes done and
+  // the file's size; for progress bars. May be empty.
+  std::function<void(const std::string& path, uint64_t done, uint64_t total)> progress;
 };
 
 // One draw, as the reader hands it on. `program` indexes exact_keys() (and program_family()), `host` indexes

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#include "emitters/nv2a/exact_route.hpp"
+
+#include "emitters/nv2a/exact_emitter.hpp"
+#include "lib/compile/compile_chain.hpp"
+
+namespace shaderbake::nv2a {
+
+namespace {
+
+std::array<float, 4> colour_floats(uint32_t argb) {
+  return {static_cast<float>((argb >> 16) & 0xFF) / 255.0f, static_cast<float>((argb >> 8) & 0xFF) / 255.0f,
+          static_cast<float>(argb & 0xFF) / 255.0f, static_cast<float>(argb >> 24) / 255.0f};
+}
+
+std::array<uint8_t, 4> colour_bytes(uint32_t argb) {
+  return {static_cast<uint8_t>(argb >> 16), static_cast<uint8_t>(argb >> 8), static_cast<uint8_t>(argb),
+          static_cast<uint8_t>(argb >> 24)};
+}
+
+}  // namespace
+
+uint32_t fragment_varyings(const compile::Reflection& fragment) {
+  uint32_t varyings = 0;
+  for (const compile::Reflection::Variable& v : fragment.inputs)
+    if (v.location < 7) varyings |= 1u << v.location;
+  return varyings;
+}
+
+std::vector<uint32_t> attribute_locations(uint32_t varyings) {
+  std::vector<uint32_t> locations;
+  for (uint32_t l = 0; l < 7; ++l)
+    if ((varyings >> l) & 1) locations.push_back(l + 1);  // varying l carries semantic (= location) l + 1
+  return locations;
+}
+
+vulkan::DrawCase draw_case_for(const PixelInputs& inputs, const compile::Reflection& fragment) {
+  vulkan::DrawCase c;
+  // One attribute per varying the fragment shader reads, in location order (see attribute_locations).
+  // Texture coordinates point into the 1x1 textures; any value samples the texel.
+  const uint32_t varyings = fragment_varyings(fragment);
+  for (uint32_t l = 0; l < 7; ++l) {
+    if (!((varyings >> l) & 1)) continue;
+    if (l == 0) c.attributes.push_back(colour_floats(inputs.v0));
+    else if (l == 1) c.attributes.push_back(colour_floats(inputs.v1));
+    else if (l == 2) c.attributes.push_back({canonical_fog_factor(inputs.fog_factor), 0.0f, 0.0f, 1.0f});
+    else c.attributes.push_back({0.5f, 0.5f, 0.5f, 1.0f});
+  }
+  for (const compile::Reflection::Binding& b : fragment.bindings) {
+    if (b.kind == compile::Reflection::Binding::Kind::sampled_image && b.binding < SBK_NV2A_TEXTURE_STAGES) {
+      c.textures.push_back({b.binding, static_cast<vulkan::SamplerDim>(b.dim), colour_bytes(inputs.textures[b.binding])});
+    } else if (b.kind == compile::Reflection::Binding::Kind::uniform_buffer && b.binding == SBK_NV2A_BINDING_DYNAMIC) {
+      std::vector<uint8_t> block(SBK_NV2A_DYNAMIC_BLOCK_SIZE);
+      sbk_nv2a_pack_dynamic(&inputs.dynamic, block.data());
+      c.uniforms.push_back({b.binding, std::move(block)});
+    }
+  }
+  return c;
+}
+
+Result<const compile::CompiledModule*> ExactRouteRunner::compiled(compile::ShaderStage stage, const std::string& source) {
+  auto found = modules_.find(source);
+  if (found != modules_.end()) return &found->second;
+  auto module = compile::compile_glsl(stage, source);
+  if (!module) {
+    Error e = std::move(module).error();
+    e.message += "\n--- generated source ---\n" + source;
+    return e;
+  }
+  return &modules_.emplace(source, std::move(*module)).first->second;
+}
+
+Result<const compile::CompiledModule*> ExactRouteRunner::fragment_module(const sbk_nv2a_program& program) {
+  auto source = emit_exact_fragment(program);
+  if (!source) return std::move(source).error();
+  return compiled(compile::ShaderStage::fragment, *source);
+}
+
+Result<std::vector<PixelOutput>> ExactRouteRunner::run(const sbk_nv2a_program& program,
+                                                       std::span<const PixelInputs> inputs) {
+  auto fragment = fragment_module(program);
+  if (!fragment) return std::move(fragment).error();
+  // The verification vertex layout: the position plus exactly the semantics whose varyings the fragment
+  // shader reads, each at its semantic's location.
+  const uint32_t varyings = fragment_varyings((*fragment)->reflection);
+  auto vertex = compiled(compile::ShaderStage::vertex, emit_vertex_shader(1u | (varyings << 1), varyings));
+  if (!vertex) return std::move(vertex).error();
+  std::vector<vulkan::DrawCase> cases;
+  cases.reserve(inputs.size());
+  for (const PixelInputs& in : inputs) cases.push_back(draw_case_for(in, (*fragment)->reflection));
+  vulkan::PipelineSpec spec;
+  spec.vertex_spirv = (*vertex)->spirv;
+  spec.fragment_spirv = (*fragment)->spirv;
+  spec.attribute_locations = attribute_locations(varyings);
+  auto pixels = executor_.run(spec, cases);
+  if (!pixels) return std::move(pixels).error();
+  std::vector<PixelOutput> out;
+  out.reserve(pixels->size());
+  for (const vulkan::PixelResult& p : *pixels) {
+    PixelOutput o;
+    o.rgba = p.rgba;
+    o.discarded = p.discarded;
+    for (int i = 0; i < 4; ++i) o.value[i] = static_cast<float>(p.rgba[i]) / 255.0f;
+    out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace shaderbake::nv2a

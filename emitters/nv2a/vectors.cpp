@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+#include "emitters/nv2a/vectors.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "emitters/nv2a/program_json.hpp"
+
+namespace shaderbake::nv2a {
+
+namespace {
+
+using json::od::value;
+using json::Pointer;
+using json::RecordContext;
+
+Result<uint32_t> read_colour_array(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& p) {
+  auto arr = json::read_array(v, ctx, p);
+  if (!arr) return std::move(arr).error();
+  uint32_t n = 0;
+  for (auto element : *arr) {
+    value item;
+    if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
+    const Pointer ip(p, n);
+    if (n == max)
+      return ctx.error(json::token_position(item), ip, "out_of_range", p.str() + " has more than " + std::to_string(max) + " entries");
+    auto w = json::read_word(item, ctx, ip);
+    if (!w) return std::move(w).error();
+    out[n++] = *w;
+  }
+  return n;
+}
+
+Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Pointer& p) {
+  const char* at = json::token_position(v);
+  json::od::json_type type;
+  if (auto err = v.type().get(type)) return ctx.json_error(err, at, p);
+  if (type == json::od::json_type::string) {
+    auto w = json::read_word(v, ctx, p);  // a float32 bit pattern, to carry NaN and infinities
+    if (!w) return std::move(w).error();
+    const uint32_t bits = *w;
+    std::memcpy(out, &bits, sizeof bits);
+    return ok_status();
+  }
+  double d = 0;
+  if (auto err = v.get_double().get(d)) return ctx.json_error(err, at, p);
+  *out = static_cast<float>(d);
+  return ok_status();
+}
+
+Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Pointer& p) {
+  static constexpr std::array<std::string_view, 11> kNames = {"v0",       "v1",       "textures",  "fog_color",
+                                                              "fog_factor", "c0",     "c1",        "final_c0",
+                                                              "final_c1", "alpha_ref", "texcoords"};
+  auto obj = json::read_object(v, ctx, p);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  return json::for_each_field(*obj, kNames, false, ctx, p, &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
+    auto word_into = [&](uint32_t* target) -> Status {
+      auto w = json::read_word(f, ctx, fp);
+      if (!w) return std::move(w).error();
+      *target = *w;
+      return ok_status();
+    };
+    switch (i) {
+      case 0: return word_into(&in->v0);
+      case 1: return word_into(&in->v1);
+      case 2: {
+        auto n = read_colour_array(f, in->textures.data(), SBK_NV2A_TEXTURE_STAGES, ctx, fp);
+        if (!n) return std::move(n).error();
+        return ok_status();
+      }
+      case 3: return word_into(&in->dynamic.fog_color);
+      case 4: return read_fog_factor(f, &in->fog_factor, ctx, fp);
+      case 5:
+      case 6: {
+        auto n = read_colour_array(f, i == 5 ? in->dynamic.c0 : in->dynamic.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
+        if (!n) return std::move(n).error();
+        return ok_status();
+      }
+      case 7: return word_into(&in->dynamic.final_c0);
+      case 8: return word_into(&in->dynamic.final_c1);
+      case 9: {
+        auto r = json::read_uint_in(f, 255, ctx, fp);
+        if (!r) return std::move(r).error();
+        in->dynamic.alpha_ref = static_cast<uint8_t>(*r);
+        return ok_status();
+      }
+      default:
+        return json::skip_validated(f, ctx, fp);  // reserved for texture-coordinate modes
+    }
+  });
+}
+
+Status read_expect(value& v, VectorCase* c, const RecordContext& ctx, const Pointer& p) {
+  static constexpr std::array<std::string_view, 3> kNames = {"rgba8", "discard", "tolerance"};
+  const char* at = json::token_position(v);
+  auto obj = json::read_object(v, ctx, p);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  Status s = json::for_each_field(*obj, kNames, false, ctx, p, &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
+    if (i == 0) {
+      auto arr = json::read_array(f, ctx, fp);
+      if (!arr) return std::move(arr).error();
+      size_t n = 0;
+      for (auto element : *arr) {
+        value item;
+        if (auto err = element.get(item)) return ctx.json_error(err, nullptr, fp);
+        const Pointer ip(fp, n);
+        if (n == 4) return ctx.error(json::token_position(item), ip, "out_of_range", "rgba8 has more than 4 entries");
+        auto b = json::read_uint_in(item, 255, ctx, ip);
+        if (!b) return std::move(b).error();
+        c->expect_rgba[n++] = static_cast<uint8_t>(*b);
+      }
+      if (n != 4) return ctx.error(json::token_position(f), fp, "out_of_range", "rgba8 must have 4 entries");
+      return ok_status();
+    }
+    if (i == 1) {
+      auto b = json::read_bool(f, ctx, fp);
+      if (!b) return std::move(b).error();
+      c->expect_discard = *b;
+      return ok_status();
+    }
+    auto t = json::read_uint_in(f, 255, ctx, fp);
+    if (!t) return std::move(t).error();
+    c->tolerance = static_cast<uint32_t>(*t);
+    return ok_status();
+  });
+  if (!s) return s;
+  if (!(seen & 1) && !c->expect_discard)
+    return ctx.error(at, Pointer(p, "rgba8"), "missing_field", "expect needs rgba8 unless discard is true");
+  return ok_status();
+}
+
+Status read_case(value& v, VectorCase* c, const RecordContext& ctx, const Pointer& p) {
+  static constexpr std::array<std::string_view, 5> kNames = {"name", "program", "inputs", "expect", "provenance"};
+  const char* at = json::token_position(v);
+  auto obj = json::read_object(v, ctx, p);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  Status s = json::for_each_field(*obj, kNames, false, ctx, p, &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
+    switch (i) {
+      case 0:
+      case 4: {
+        auto text = json::read_string(f, ctx, fp);
+        if (!text) return std::move(text).error();
+        (i == 0 ? c->name : c->provenance) = std::string(*text);
+        return ok_status();
+      }
+      case 1: {
+        auto program = decode_program(f, ctx, fp);
+        if (!program) return std::move(program).error();
+        c->program = *program;
+        return ok_status();
+      }
+      case 2: return read_inputs(f, &c->inputs, ctx, fp);
+      default: return read_expect(f, c, ctx, fp);
+    }
+  });
+  if (!s) return s;
+  static constexpr std::array<size_t, 3> kRequired = {1, 2, 3};
+  return json::require_fields(seen, kNames, kRequired, ctx, at, p);
+}
+
+}  // namespace
+
+Result<VectorFile> read_vector_file(const std::string& path) {
+  auto file_error = [&](std::string reason, std::string message, ErrorKind kind = ErrorKind::bad_input) {
+    Error e;
+    e.kind = kind;
+    e.reason = std::move(reason);
+    e.message = std::move(message);
+    e.where.file = path;
+    return e;
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return file_error("unreadable_file", "cannot open the vector file", ErrorKind::io);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const simdjson::padded_string text(buffer.str());
+  const RecordContext ctx(path, 1, 1, text.data());
+
+  simdjson::ondemand::parser parser, case_parser;
+  json::od::document doc;
+  if (auto err = parser.iterate(text).get(doc)) return ctx.json_error(err, text.data(), "");
+  json::od::object root;
+  if (auto err = doc.get_object().get(root)) return ctx.json_error(err, text.data(), "");
+
+  static constexpr std::array<std::string_view, 3> kNames = {"format", "guest", "cases"};
+  VectorFile out;
+  std::string format, guest;
+  uint64_t seen = 0;
+  Status s = json::for_each_field(root, kNames, false, ctx, "", &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
+    if (i < 2) {
+      auto t = json::read_string(f, ctx, fp);
+      if (!t) return std::move(t).error();
+      (i == 0 ? format : guest) = std::string(*t);
+      if (i == 0 && format != kVectorFormat)
+        return ctx.error(json::token_position(f), fp, "unsupported_format",
+                         "vector format \"" + format + "\" is not supported; this reader speaks \"" + std::string(kVectorFormat) + "\"");
+      if (i == 1 && guest != "nv2a")
+        return ctx.error(json::token_position(f), fp, "wrong_guest", "vectors are for guest \"" + guest + "\", not nv2a");
+      return ok_status();
+    }
+    auto arr = json::read_array(f, ctx, fp);
+    if (!arr) return std::move(arr).error();
+    size_t index = 0;
+    for (auto element : *arr) {
+      value item;
+      if (auto err = element.get(item)) return ctx.json_error(err, nullptr, fp);
+      const Pointer cp(fp, index);
+      VectorCase c;
+      const char* case_at = json::token_position(item);
+      c.where = ctx.locate(case_at, cp);
+      // Each case is decoded from its own text on a second parser, so a bad case cannot leave the
+      // iteration over the others half-way through an object.
+      json::od::object case_object;
+      std::string_view case_text;
+      if (auto err = item.get_object().get(case_object)) return ctx.json_error(err, case_at, cp);
+      if (auto err = case_object.raw_json().get(case_text)) return ctx.json_error(err, case_at, cp);
+      const size_t capacity = text.size() + simdjson::SIMDJSON_PADDING - static_cast<size_t>(case_text.data() - text.data());
+      Status cs = [&]() -> Status {
+        json::od::document case_doc;
+        if (auto err = case_parser.iterate(case_text.data(), case_text.size(), capacity).get(case_doc))
+          return ctx.json_error(err, case_at, cp);
+        value case_value;
+        if (auto err = case_doc.get_value().get(case_value)) return ctx.json_error(err, case_at, cp);
+        return read_case(case_value, &c, ctx, cp);
+      }();
+      if (!cs) {
+        // The case is lost, not the file: skip what remains of it and go on with the next.
+        out.bad_cases.emplace_back(c.name.empty() ? "#" + std::to_string(index) : c.name, std::move(cs).error());
+      } else {
+        if (c.name.empty()) c.name = "#" + std::to_string(index);
+        out.cases.push_back(std::move(c));
+      }
+      ++index;
+    }
+    return ok_status();
+  });
+  if (!s) return std::move(s).error();
+  static constexpr std::array<size_t, 3> kRequired = {0, 1, 2};
+  if (Status r = json::require_fields(seen, kNames, kRequired, ctx, text.data(), ""); !r) return std::move(r).error();
+  return out;
+}
+
+bool matches(const VectorCase& c, const PixelOutput& got) {
+  if (c.expect_discard || got.discarded) return c.expect_discard == got.discarded;
+  for (int i = 0; i < 4; ++i) {
+    const int diff = static_cast<int>(got.rgba[i]) - static_cast<int>(c.expect_rgba[i]);
+    if (diff > static_cast<int>(c.tolerance) || -diff > static_cast<int>(c.tolerance)) return false;
+  }
+  return true;
+}
+
+}  // namespace shaderbake::nv2a

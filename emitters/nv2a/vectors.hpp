@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "emitters/nv2a/oracle.hpp"
+#include "lib/core/result.hpp"
+
+namespace shaderbake::nv2a {
+
+inline constexpr std::string_view kVectorFormat = "shaderbake-vectors/1";
+
+// One case of a test-vector file (DESIGN.md §11, a public contract).
+struct VectorCase {
+  std::string name;
+  sbk_nv2a_program program{};
+  PixelInputs inputs;
+  std::array<uint8_t, 4> expect_rgba{};
+  bool expect_discard = false;
+  uint32_t tolerance = 1;
+  std::string provenance;
+  SourceLocation where;  // the case's position in its file
+};
+
+struct VectorFile {
+  std::vector<VectorCase> cases;
+  // Cases that could not be read, each with its location and field; they count as failed.
+  std::vector<std::pair<std::string, Error>> bad_cases;  // (name or "#index", error)
+};
+
+// Reads a vector file. Whole-file problems (unreadable, not JSON, another format or guest) are errors;
+// a bad case is kept in bad_cases and the others are still read. Unknown fields are ignored.
+// inputs: v0, v1, textures (up to 4), fog_color, final_c0, final_c1 (0xAARRGGBB strings or integers),
+// fog_factor (number or float32 bit pattern "0x3F800000"), c0/c1 (per-stage arrays), alpha_ref (0..255);
+// missing values are 0, except fog_factor 1.0. expect: rgba8 (4 bytes), discard (false), tolerance (1).
+Result<VectorFile> read_vector_file(const std::string& path);
+
+// Does `got` satisfy the case's expectation? A discarded pixel has no colour: only discard must match.
+bool matches(const VectorCase& c, const PixelOutput& got);
+
+}  // namespace shaderbake::nv2a

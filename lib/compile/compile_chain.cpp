@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#include "lib/compile/compile_chain.hpp"
+
+#include <atomic>
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "lib/compile/glslang_frontend.hpp"
+#include "lib/compile/reflection.hpp"
+#include "lib/compile/spirv_tools.hpp"
+
+namespace shaderbake::compile {
+
+Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) {
+  auto spirv = glsl_to_spirv(stage, source);
+  if (!spirv) return std::move(spirv).error();
+  if (Status s = validate_spirv(*spirv); !s) return std::move(s).error();
+  auto optimized = optimize_spirv(*spirv);
+  if (!optimized) return std::move(optimized).error();
+  if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
+  if (Status s = canonicalize_ids(*optimized); !s) return std::move(s).error();
+  // The remapper rewrites every ID: what ships is validated after it, not before.
+  if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
+  auto reflection = reflect_spirv(*optimized);
+  if (!reflection) return std::move(reflection).error();
+  CompiledModule module;
+  module.stage = stage;
+  module.spirv = std::move(*optimized);
+  module.reflection = std::move(*reflection);
+  return module;
+}
+
+std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads) {
+  // Unique work first, by (stage, source), in first-seen order.
+  std::map<std::pair<ShaderStage, std::string_view>, size_t> unique_index;
+  std::vector<size_t> job_to_unique(jobs.size());
+  std::vector<size_t> unique_jobs;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto [it, inserted] = unique_index.emplace(std::make_pair(jobs[i].stage, std::string_view(jobs[i].source)), unique_jobs.size());
+    if (inserted) unique_jobs.push_back(i);
+    job_to_unique[i] = it->second;
+  }
+  std::vector<std::optional<Result<CompiledModule>>> unique_results(unique_jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t u = next++; u < unique_jobs.size(); u = next++)
+      unique_results[u].emplace(compile_glsl(jobs[unique_jobs[u]].stage, jobs[unique_jobs[u]].source));
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, unique_jobs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  std::vector<Result<CompiledModule>> out;
+  out.reserve(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) out.push_back(*unique_results[job_to_unique[i]]);
+  return out;
+}
+
+std::string toolchain_fingerprint() {
+  return glslang_version() + "; " + spirv_tools_version() + "; " + spirv_cross_version() +
+         "; target vulkan1.0/spirv1.0; spirv-opt performance passes; SPVRemapper DO_EVERYTHING";
+}
+
+}  // namespace shaderbake::compile

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/core/result.hpp"
+
+namespace shaderbake::vulkan {
+
+// Runs fragment programs on a real Vulkan driver, one pixel per case, and reads the pixels back: how
+// shaderbake proves generated SPIR-V against a CPU oracle (DESIGN.md §2, §11). Guest-agnostic: it knows
+// vertex attributes, textures and uniform buffers, nothing of any guest model. Every input is flat
+// (the same value at every vertex of the case's primitive).
+//
+// This header needs no Vulkan header; the implementation links the Vulkan loader (target shaderbake_vulkan).
+
+// Same numbering as sbk_sampler_dim in runtime_loader/shaderbake.h.
+enum class SamplerDim : uint8_t { dim2d = 1, dim3d = 2, cube = 3 };
+
+// A combined image sampler at `binding` of descriptor set 0: a 1x1 (2D), 1x1x1 (3D) or 1x1-per-face (cube)
+// R8G8B8A8_UNORM texture of one colour, nearest filtering, repeat addressing.
+struct TextureBinding {
+  uint32_t binding;
+  SamplerDim dim;
+  std::array<uint8_t, 4> rgba;
+};
+
+// A uniform buffer at `binding` of descriptor set 0. `bytes` are the block's std140 data, prepared by the
+// caller; the descriptor's range is bytes.size(), which must be > 0.
+struct UniformBinding {
+  uint32_t binding;
+  std::vector<uint8_t> bytes;
+};
+
+struct DrawCase {
+  std::vector<std::array<float, 4>> attributes;  // vertex input locations 1..N, the same value at every vertex
+  std::vector<TextureBinding> textures;          // descriptor set 0
+  std::vector<UniformBinding> uniforms;          // descriptor set 0
+};
+
+struct PipelineSpec {
+  // Entry point "main". Location 0: vec4 position in clip space (the executor provides it; the shader
+  // should write it to gl_Position). Locations 1..N: the vec4 attributes of DrawCase::attributes.
+  std::vector<uint32_t> vertex_spirv;
+  // Entry point "main". Writes location 0 (vec4 colour, stored to R8G8B8A8_UNORM); may discard.
+  std::vector<uint32_t> fragment_spirv;
+  // The vertex input location of each DrawCase attribute, in order; empty means 1..N. Locations must be
+  // distinct and not 0 (the position), so a vertex shader that reads only some locations is fed exactly
+  // those (the validation layer reports attributes a shader does not consume).
+  std::vector<uint32_t> attribute_locations;
+};
+
+struct PixelResult {
+  std::array<uint8_t, 4> rgba;  // the stored pixel; (0,0,0,0), the clear colour, when discarded
+  bool discarded;               // the case's occlusion query counted no sample
+};
+
+struct ExecutorOptions {
+  // Substring of VkPhysicalDeviceProperties::deviceName, compared case-insensitively. Empty: prefer a
+  // device named "llvmpipe" (Mesa lavapipe), else the first device.
+  std::string device;
+  // Enable VK_LAYER_KHRONOS_validation when it is installed and collect its warnings and errors.
+  bool validation = true;
+  // When MESA_SHADER_CACHE_DIR is unset, set it (process-wide, once) to a fresh temporary directory before
+  // creating the instance; Mesa would otherwise write into the passwd home directory. The directory is
+  // removed at process exit. This modifies the environment: create the first Executor before starting
+  // threads that read it. Also turns off the validation layer's shader validation cache, which it would
+  // write to $XDG_CACHE_HOME or ~/.cache.
+  bool hermetic_shader_cache = true;
+};
+
+class Context;  // lib/vulkan/context.hpp
+
+// One Vulkan instance + device. Not thread-safe: use one Executor from one thread at a time (several
+// Executors may run on different threads).
+class Executor {
+ public:
+  // Errors (ErrorKind::toolchain): no Vulkan loader or driver, no device, no device matching
+  // options.device (the message lists the devices that exist), no graphics queue, a failing Vulkan call
+  // (the message names it and its VkResult).
+  static Result<std::unique_ptr<Executor>> create(const ExecutorOptions& options);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const std::string& device_name() const;
+  // Whether the validation layer is loaded and reporting into validation_messages().
+  bool validation_active() const;
+
+  // Renders every case through one pipeline built from `spec` and returns one result per case, in order.
+  // All cases must declare the same interface as cases[0]: the same attribute count and the same bindings
+  // (binding number, kind, sampler dimensionality), in any order; otherwise ErrorKind::internal (a caller
+  // bug), naming the first case that differs. Bad SPIR-V or a failing Vulkan call gives ErrorKind::toolchain.
+  // Any number of cases: they are rendered in batches of up to kCasesPerBatch, one command buffer and one
+  // read-back per batch.
+  Result<std::vector<PixelResult>> run(const PipelineSpec& spec, std::span<const DrawCase> cases);
+
+  // Warnings and errors the validation layer reported since create(), oldest first, each
+  // "severity [message id] message". Empty when validation is off or the layer is not installed.
+  const std::vector<std::string>& validation_messages() const;
+
+  // Wall time spent in vkCreateGraphicsPipelines by the last run(), in milliseconds (0 before any run).
+  double last_pipeline_create_ms() const;
+
+  // Render-target geometry: case k of a batch is pixel (k % kTargetWidth, k / kTargetWidth).
+  static constexpr uint32_t kTargetWidth = 256;
+  static constexpr uint32_t kMaxTargetRows = 64;
+  static constexpr uint32_t kCasesPerBatch = kTargetWidth * kMaxTargetRows;
+
+ private:
+  explicit Executor(std::unique_ptr<Context> context);
+
+  std::unique_ptr<Context> context_;
+  double last_pipeline_create_ms_ = 0;
+};
+
+}  // namespace shaderbake::vulkan

@@ -1,0 +1,6 @@
+#version 450
+layout(location = 0) flat in vec4 v_attribute;
+layout(location = 0) out vec4 colour;
+void main() {
+  colour = v_attribute;
+}
