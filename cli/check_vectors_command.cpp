@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "emitters/nv2a/exact_route.hpp"
+#include "emitters/nv2a/route_runner.hpp"
 #include "emitters/nv2a/vectors.hpp"
 #include "lib/vulkan/executor.hpp"
 
@@ -32,10 +32,11 @@ struct EngineResult {
 int run_check_vectors(const CheckVectorsOptions& options) {
   const bool use_oracle = options.engine == "oracle" || options.engine == "all";
   const bool use_exact = options.engine == "exact" || options.engine == "all";
+  const bool use_fallback = options.engine == "fallback" || options.engine == "all";
 
   std::unique_ptr<vulkan::Executor> executor;
-  std::unique_ptr<nv2a::ExactRouteRunner> exact;
-  if (use_exact) {
+  std::unique_ptr<nv2a::RouteRunner> exact;
+  if (use_exact || use_fallback) {
     vulkan::ExecutorOptions executor_options;
     executor_options.device = options.device;
     auto created = vulkan::Executor::create(executor_options);
@@ -44,11 +45,11 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       return kExitToolchain;
     }
     executor = std::move(*created);
-    exact = std::make_unique<nv2a::ExactRouteRunner>(*executor);
-    std::fprintf(stderr, "note: exact engine on Vulkan device \"%s\"\n", executor->device_name().c_str());
+    exact = std::make_unique<nv2a::RouteRunner>(*executor);
+    std::fprintf(stderr, "note: running shaders on Vulkan device \"%s\"\n", executor->device_name().c_str());
   }
 
-  uint64_t passed = 0, failed = 0;
+  uint64_t passed = 0, failed = 0, skipped = 0;
   bool unusable_file = false;
   for (const std::string& path : options.files) {
     auto file = nv2a::read_vector_file(path);
@@ -73,10 +74,36 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       for (const auto& [key, indices] : by_key) {
         std::vector<nv2a::PixelInputs> inputs;
         for (size_t i : indices) inputs.push_back(file->cases[i].inputs);
-        auto outputs = exact->run(file->cases[indices[0]].program, inputs);
+        auto outputs = exact->run_exact(file->cases[indices[0]].program, inputs);
         for (size_t k = 0; k < indices.size(); ++k) {
           if (outputs) exact_results[indices[k]].emplace((*outputs)[k]);
           else exact_results[indices[k]].emplace(outputs.error());
+        }
+      }
+    }
+    // Fallback-route results: admitted cases grouped by family, ONE pipeline per family for all of them.
+    std::vector<std::optional<Result<nv2a::PixelOutput>>> fallback_results(file->cases.size());
+    std::vector<std::string> rejected(file->cases.size());
+    if (use_fallback) {
+      std::map<std::vector<uint8_t>, std::vector<size_t>> by_family;
+      for (size_t i = 0; i < file->cases.size(); ++i) {
+        const char* where = nullptr;
+        const sbk_nv2a_reason reason = sbk_nv2a_admit(&file->cases[i].program, &where);
+        if (reason != SBK_NV2A_OK) {
+          rejected[i] = std::string(sbk_nv2a_reason_name(reason)) + " (" + where + ")";
+          continue;
+        }
+        std::vector<uint8_t> family(SBK_NV2A_FAMILY_KEY_SIZE);
+        sbk_nv2a_encode_family_key(&file->cases[i].program, family.data());
+        by_family[family].push_back(i);
+      }
+      for (const auto& [family, indices] : by_family) {
+        std::vector<nv2a::ProgramCase> cases;
+        for (size_t i : indices) cases.push_back({file->cases[i].program, file->cases[i].inputs});
+        auto outputs = exact->run_fallback(family, cases);
+        for (size_t k = 0; k < indices.size(); ++k) {
+          if (outputs) fallback_results[indices[k]].emplace((*outputs)[k]);
+          else fallback_results[indices[k]].emplace(outputs.error());
         }
       }
     }
@@ -85,6 +112,12 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       std::vector<EngineResult> results;
       if (use_oracle) results.push_back({"oracle", nv2a::evaluate(c.program, c.inputs)});
       if (use_exact) results.push_back({"exact", std::move(*exact_results[i])});
+      if (use_fallback && rejected[i].empty()) results.push_back({"fallback", std::move(*fallback_results[i])});
+      if (use_fallback && !rejected[i].empty() && options.engine == "fallback") {
+        ++skipped;
+        std::printf("skipped %s: %s: admission rejects the program: %s\n", path.c_str(), c.name.c_str(), rejected[i].c_str());
+        continue;
+      }
       std::string problems;
       for (const EngineResult& r : results) {
         if (!r.output) {
@@ -108,7 +141,11 @@ int run_check_vectors(const CheckVectorsOptions& options) {
     ++failed;
     std::printf("FAIL the Vulkan validation layer reported %zu messages\n", executor->validation_messages().size());
   }
-  std::printf("%llu passed, %llu failed\n", static_cast<unsigned long long>(passed), static_cast<unsigned long long>(failed));
+  if (skipped > 0)
+    std::printf("%llu passed, %llu failed, %llu skipped\n", static_cast<unsigned long long>(passed),
+                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(skipped));
+  else
+    std::printf("%llu passed, %llu failed\n", static_cast<unsigned long long>(passed), static_cast<unsigned long long>(failed));
   if (unusable_file && failed == 0) return kExitBadInput;
   return failed == 0 && !unusable_file ? kExitOk : kExitFailures;
 }

@@ -19,7 +19,7 @@ int run_dedupe(const DedupeOptions& options);
 
 struct CheckVectorsOptions {
   std::vector<std::string> files;
-  std::string engine = "all";  // oracle | exact | all
+  std::string engine = "all";  // oracle | exact | fallback | all
   std::string device;          // Vulkan device name substring; empty = lavapipe
   bool quiet = false;          // print failures only
 };

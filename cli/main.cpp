@@ -32,11 +32,13 @@ int main(int argc, char** argv) {
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
       "check-vectors",
-      "Run test vectors (format shaderbake-vectors/1) through the CPU oracle and/or the exact route on a Vulkan "
-      "device; one line a case, then 'N passed, M failed'.");
+      "Run test vectors (format shaderbake-vectors/1) through the CPU oracle, the exact route and/or the fallback "
+      "ubershader on a Vulkan device; one line a case, then 'N passed, M failed'.");
   vectors_cmd->add_option("files", vectors.files, "Vector files (.json)")->required()->check(CLI::ExistingFile);
-  vectors_cmd->add_option("--engine", vectors.engine, "oracle | exact | all (every engine must agree with the expectation)")
-      ->check(CLI::IsMember({"oracle", "exact", "all"}))
+  vectors_cmd->add_option("--engine", vectors.engine,
+                          "oracle | exact | fallback | all (every engine must meet the expectation; under fallback, "
+                          "programs admission rejects are skipped)")
+      ->check(CLI::IsMember({"oracle", "exact", "fallback", "all"}))
       ->capture_default_str();
   vectors_cmd->add_option("--device", vectors.device,
                           "Vulkan device for the exact engine (substring of its name; default: lavapipe)");

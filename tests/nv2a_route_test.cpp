@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/exact_route.hpp"
+#include "emitters/nv2a/route_runner.hpp"
 #include "emitters/nv2a/random_program.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/vulkan/executor.hpp"
@@ -56,14 +56,14 @@ TEST(ExactRoute, agrees_with_the_oracle_on_random_programs_on_a_real_driver) {
   constexpr int kInputsPerProgram = 4;
   auto executor = vulkan::Executor::create({});
   ASSERT_TRUE(executor) << executor.error().to_string();
-  nv2a::ExactRouteRunner runner(**executor);
+  nv2a::RouteRunner runner(**executor);
   nv2a::RandomPrograms random(seed);
   uint64_t disagreements = 0, compared = 0;
   for (uint64_t n = 0; n < programs; ++n) {
     const sbk_nv2a_program program = random.program();
     std::vector<nv2a::PixelInputs> inputs;
     for (int k = 0; k < kInputsPerProgram; ++k) inputs.push_back(random.inputs());
-    auto gpu = runner.run(program, inputs);
+    auto gpu = runner.run_exact(program, inputs);
     ASSERT_TRUE(gpu) << "seed " << seed << " program " << n << ": " << gpu.error().to_string();
     for (int k = 0; k < kInputsPerProgram; ++k) {
       auto cpu = nv2a::evaluate(program, inputs[k]);

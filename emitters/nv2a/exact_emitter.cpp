@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "emitters/nv2a/exact_emitter.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -28,14 +29,18 @@ const char* register_name(uint32_t code) {
 
 struct StageContext {
   std::string c0, c1;  // expressions of the constants this stage reads
+  bool final_combiner = false;
 };
 
 std::string register_expression(uint32_t code, const StageContext& ctx) {
-  if (code == 0) return "vec4(0.0)";
   if (code == 1) return ctx.c0;
   if (code == 2) return ctx.c1;
+  // Codes with no register here (6, 7; 14 and 15 outside the final combiner) read zero.
+  if (code == 0 || code == 6 || code == 7 || ((code == 14 || code == 15) && !ctx.final_combiner)) return "vec4(0.0)";
   return register_name(code);
 }
+
+bool writable_destination(uint32_t dst) { return dst == 4 || dst == 5 || (dst >= 8 && dst <= 13); }
 
 // NV_register_combiners input mappings, as GLSL over `x`.
 std::string mapped(const std::string& x, uint32_t mapping) {
@@ -69,7 +74,9 @@ std::string finished(const std::string& x, uint32_t op) {
     case 2: v = "(" + x + " * 2.0)"; break;
     case 3: v = "((" + x + " - 128.0 / 255.0) * 2.0)"; break;
     case 4: v = "(" + x + " * 4.0)"; break;
+    case 5: v = "((" + x + " - 128.0 / 255.0) * 4.0)"; break;  // reserved: bias, then the shift it encodes
     case 6: v = "(" + x + " * 0.5)"; break;
+    case 7: v = "((" + x + " - 128.0 / 255.0) * 0.5)"; break;  // reserved: bias, then the shift it encodes
     default: v = x; break;
   }
   return "clamp(" + v + ", -1.0, 1.0)";
@@ -88,7 +95,7 @@ uint32_t writes_of_output(uint32_t word) {
   uint32_t mask = 0;
   for (int shift : {0, 4, 8}) {
     const uint32_t dst = (word >> shift) & 0xF;
-    if (dst) mask |= 1u << dst;
+    if (writable_destination(dst)) mask |= 1u << dst;
   }
   return mask;
 }
@@ -106,9 +113,11 @@ void emit_stage(std::string& out, const sbk_nv2a_program& p, uint32_t stage) {
   // Every read happens before any write: the hardware delays writes to the end of the stage.
   if (rgb_mux || alpha_mux) {
     out += msb_mux ? "    bool select_cd = r0.a >= 0.5;\n"
-                   : "    bool select_cd = (uint(round(clamp(r0.a, 0.0, 1.0) * 255.0)) & 1u) != 0u;\n";
+                   : "    bool select_cd = (uint(floor(clamp(r0.a, 0.0, 1.0) * 255.0 + 0.5 + 1.0 / 4096.0)) & 1u) != 0u;\n";
   }
-  const uint32_t rgb_cd = rgb_out & 0xF, rgb_ab = (rgb_out >> 4) & 0xF, rgb_sum = (rgb_out >> 8) & 0xF;
+  // A destination that names no writable register discards (the lenient reading of invalid programs).
+  auto dst = [](uint32_t word, int shift) { const uint32_t d = (word >> shift) & 0xF; return writable_destination(d) ? d : 0u; };
+  const uint32_t rgb_cd = dst(rgb_out, 0), rgb_ab = dst(rgb_out, 4), rgb_sum = dst(rgb_out, 8);
   const uint32_t rgb_op = (rgb_out >> 15) & 7;
   const bool need_rgb_ab = rgb_ab || rgb_sum, need_rgb_cd = rgb_cd || rgb_sum;
   if (need_rgb_ab) {
@@ -123,7 +132,7 @@ void emit_stage(std::string& out, const sbk_nv2a_program& p, uint32_t stage) {
   if (rgb_cd) out += "    vec3 cd_out = " + finished("cd", rgb_op) + ";\n";
   if (rgb_sum) out += "    vec3 sum_out = " + finished(rgb_mux ? "(select_cd ? cd : ab)" : "(ab + cd)", rgb_op) + ";\n";
 
-  const uint32_t a_cd = alpha_out & 0xF, a_ab = (alpha_out >> 4) & 0xF, a_sum = (alpha_out >> 8) & 0xF;
+  const uint32_t a_cd = dst(alpha_out, 0), a_ab = dst(alpha_out, 4), a_sum = dst(alpha_out, 8);
   const uint32_t a_op = (alpha_out >> 15) & 7;
   if (a_ab || a_sum)
     out += "    float ab_a = " + alpha_input(byte_at(alpha_in, 0), ctx) + " * " + alpha_input(byte_at(alpha_in, 1), ctx) + ";\n";
@@ -165,15 +174,17 @@ constexpr const char* kDynamicBlock =
 }  // namespace
 
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
-  const char* where = nullptr;
-  const sbk_nv2a_reason reason = sbk_nv2a_check_program(&p, &where);
-  if (reason != SBK_NV2A_OK) {
-    Error e;
-    e.reason = sbk_nv2a_reason_name(reason);
-    e.message = std::string("no exact shader for an invalid program: ") + e.reason + " in " + where;
-    return e;
+  for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
+    const uint8_t mode = sbk_nv2a_effective_texture_mode(&p, t);
+    if (mode > SBK_NV2A_TEXTURE_CUBE && mode < SBK_NV2A_TEXTURE_MODE_COUNT) {
+      Error e;
+      e.reason = "texture_mode_unsupported";
+      e.message = "the exact emitter does not implement texture mode " + std::to_string(mode) + " (stage " +
+                  std::to_string(t) + ") yet";
+      return e;
+    }
   }
-  const uint32_t stages = sbk_nv2a_stage_count(&p);
+  const uint32_t stages = std::min<uint32_t>(sbk_nv2a_stage_count(&p), SBK_NV2A_MAX_STAGES);
   const uint32_t w0 = p.final_inputs[0], w1 = p.final_inputs[1];
 
   // Liveness, backwards from the final combiner: a stage is emitted when it writes a register that
@@ -228,7 +239,7 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
     if (live[s]) emit_stage(out, p, s);
 
   // Final combiner, with its own constants.
-  StageContext final_ctx{"dyn.final_c0", "dyn.final_c1"};
+  StageContext final_ctx{"dyn.final_c0", "dyn.final_c1", true};
   const uint32_t flags = w1 & 0xFF;
   if (uses_spare_sum) {
     const std::string r0 = (flags & 0x20) ? "(1.0 - max(r0.rgb, 0.0))" : "max(r0.rgb, 0.0)";
@@ -236,14 +247,16 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
     const std::string sum = r0 + " + " + v1;
     out += "  vec4 spare_sum = vec4(" + ((flags & 0x80) ? "clamp(" + sum + ", 0.0, 1.0)" : sum) + ", 0.0);\n";
   }
+  // E, F and G cannot read 14 or 15 (their own inputs): leniently, those read zero.
+  const StageContext efg_ctx{"dyn.final_c0", "dyn.final_c1", false};
   if (uses_ef)
-    out += "  vec4 ef = vec4(" + rgb_input(byte_at(w1, 0), final_ctx) + " * " + rgb_input(byte_at(w1, 1), final_ctx) + ", 0.0);\n";
+    out += "  vec4 ef = vec4(" + rgb_input(byte_at(w1, 0), efg_ctx) + " * " + rgb_input(byte_at(w1, 1), efg_ctx) + ", 0.0);\n";
   out += "  vec3 fa = " + rgb_input(byte_at(w0, 0), final_ctx) + ";\n";
   out += "  vec3 color = min(fa * " + rgb_input(byte_at(w0, 1), final_ctx) + " + (1.0 - fa) * " +
          rgb_input(byte_at(w0, 2), final_ctx) + " + " + rgb_input(byte_at(w0, 3), final_ctx) + ", 1.0);\n";
-  out += "  out_color = vec4(color, " + alpha_input(byte_at(w1, 2), final_ctx) + ");\n";
+  out += "  out_color = vec4(color, " + alpha_input(byte_at(w1, 2), efg_ctx) + ");\n";
   if (p.alpha_test_enabled && p.alpha_test_func != SBK_COMPARE_ALWAYS) {
-    out += "  uint alpha8 = uint(round(clamp(out_color.a, 0.0, 1.0) * 255.0));\n";
+    out += "  uint alpha8 = uint(floor(clamp(out_color.a, 0.0, 1.0) * 255.0 + 0.5 + 1.0 / 4096.0));\n";
     out += std::string("  if (!(") + compare_glsl(p.alpha_test_func) + ")) discard;\n";
   }
   out += "}\n";

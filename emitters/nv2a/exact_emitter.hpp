@@ -15,7 +15,14 @@ inline constexpr int kExactEmitterVersion = 1;
 // (the layout contract of runtime_loader/shaderbake.h: textures at bindings 0-3, the dynamic block at binding
 // 4, inputs v0/v1/fog/texcoords at locations 0-6). Stages whose results nothing reads are left out, and
 // only the registers a program touches are declared, so programs that behave alike share source text.
-// Programs that sbk_nv2a_check_program refuses get an error naming the reason.
+// Every program gets an exact shader, admitted or not (a rejected program stays on its exact route, as
+// an emulator would run it): the encodings sbk_nv2a_check_program refuses are read leniently, the way
+// the hardware's fields decode — registers with no meaning in a slot (6, 7; 14/15 outside the final
+// combiner) read zero, destinations that name no writable register discard, reserved ops 5 and 7 apply
+// the bias and the shift they encode, equal destinations are written CD, AB, sum (last wins), undocumented
+// bits are ignored, a stage count above 8 runs 8. Those shaders have no oracle to check them. The only
+// error: a texture mode the emitter does not implement yet (reason texture_mode_unsupported); reserved
+// texture codes read as NONE.
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
 
 // Emits the pass-through vertex shader of a host vertex layout: each present semantic is read at the

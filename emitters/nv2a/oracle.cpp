@@ -20,6 +20,14 @@ Vec4 colour(uint32_t argb) {
 
 float clampf(float x, float lo, float hi) { return std::min(std::max(x, lo), hi); }
 
+// The 8-bit value of a register, as the LSB mux and the alpha test see it: round half up, like the
+// hardware, with the half-way point widened by 1/4096 so that float rounding noise around an exact tie
+// (x = k + 0.5 steps, common with the 128/255 bias) resolves the same way on every implementation. The
+// shaders use the same expression (kTo8BitGlsl in the emitters).
+uint32_t to_8bit(float x) {
+  return static_cast<uint32_t>(std::floor(clampf(x, 0.0f, 1.0f) * 255.0f + 0.5f + 1.0f / 4096.0f));
+}
+
 // NV_register_combiners input mappings (bits 5-7 of an input byte).
 float map_input(float e, uint32_t mapping) {
   switch (mapping) {
@@ -79,8 +87,7 @@ float finish(float x, float bias, float scale) { return clampf((x + bias) * scal
 bool mux_selects_cd(const Registers& entry, bool msb_mode) {
   const float a = entry.reg[12].a;
   if (msb_mode) return a >= 0.5f;
-  const auto eight_bit = static_cast<uint32_t>(std::lround(clampf(a, 0.0f, 1.0f) * 255.0f));
-  return (eight_bit & 1u) != 0;
+  return (to_8bit(a) & 1u) != 0;
 }
 
 struct PendingWrite {
@@ -172,7 +179,7 @@ bool alpha_test_passes(uint8_t func, uint32_t value, uint32_t reference) {
   }
 }
 
-uint8_t quantise(float x) { return static_cast<uint8_t>(std::lround(clampf(x, 0.0f, 1.0f) * 255.0f)); }
+uint8_t quantise(float x) { return static_cast<uint8_t>(to_8bit(x)); }
 
 }  // namespace
 

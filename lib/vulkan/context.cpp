@@ -9,6 +9,18 @@
 #include <string_view>
 #include <system_error>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SBK_VULKAN_PIN_LIBRARIES 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SBK_VULKAN_PIN_LIBRARIES 1
+#endif
+#endif
+#ifdef SBK_VULKAN_PIN_LIBRARIES
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace shaderbake::vulkan {
 namespace {
 
@@ -46,6 +58,28 @@ class HermeticShaderCache {
 };
 
 void ensure_hermetic_shader_cache() { static HermeticShaderCache cache; }
+
+#ifdef SBK_VULKAN_PIN_LIBRARIES
+// AddressSanitizer builds only. The loader unloads drivers and layers at vkDestroyInstance; LeakSanitizer
+// then reports their internal leaks at exit from "<unknown module>", which no suppression can match
+// (tests/sanitizer/lsan.supp names the driver libraries). Marking every library loaded so far
+// RTLD_NODELETE keeps them mapped, and named, until exit.
+void pin_loaded_libraries() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) -> int {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        }
+        return 0;
+      },
+      &names);
+  // dlopen takes the loader lock that dl_iterate_phdr holds: call it after the walk.
+  for (const std::string& name : names) dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+#else
+void pin_loaded_libraries() {}
+#endif
 
 VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                 VkDebugUtilsMessageTypeFlagsEXT /*types*/,
@@ -220,6 +254,7 @@ Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options)
   result = vkCreateDevice(context->physical_device_, &device_info, nullptr, &context->device_);
   if (result != VK_SUCCESS) return vk_call_error("vkCreateDevice", result);
   vkGetDeviceQueue(context->device_, context->queue_family_, 0, &context->queue_);
+  pin_loaded_libraries();
   return context;
 }
 

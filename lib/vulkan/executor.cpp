@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -98,6 +99,28 @@ Result<CaseInterface> interface_of(const DrawCase& draw, size_t index, const VkP
   return interface;
 }
 
+// PipelineSpec::attribute_locations: empty, or one distinct location per attribute, none of them 0 (the
+// position) and each below the device's maxVertexInputAttributes.
+Status check_attribute_locations(const PipelineSpec& spec, size_t attributes, const VkPhysicalDeviceLimits& limits) {
+  const std::vector<uint32_t>& locations = spec.attribute_locations;
+  if (locations.empty()) return ok_status();
+  bool valid = locations.size() == attributes;
+  for (size_t i = 0; valid && i < locations.size(); ++i) {
+    valid = locations[i] != 0 && locations[i] < limits.maxVertexInputAttributes &&
+            std::find(locations.begin(), locations.begin() + static_cast<std::ptrdiff_t>(i), locations[i]) ==
+                locations.begin() + static_cast<std::ptrdiff_t>(i);
+  }
+  if (valid) return ok_status();
+  Error error;
+  error.kind = ErrorKind::internal;
+  error.reason = "executor_bad_attribute_locations";
+  error.message = "PipelineSpec::attribute_locations holds " + std::to_string(locations.size()) +
+                  " location(s) for " + std::to_string(attributes) +
+                  " attribute(s); it needs one each, distinct, between 1 and " +
+                  std::to_string(limits.maxVertexInputAttributes - 1);
+  return error;
+}
+
 uint64_t texture_key(const TextureBinding& texture) {
   uint32_t rgba = 0;
   std::memcpy(&rgba, texture.rgba.data(), 4);
@@ -127,6 +150,8 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   Result<std::vector<PixelResult>> run(const PipelineSpec& spec, std::span<const DrawCase> cases);
+  Result<FillTiming> time_fill(const PipelineSpec& spec, const DrawCase& draw, uint32_t width, uint32_t height,
+                               uint32_t repeats);
   double pipeline_create_ms() const { return pipeline_create_ms_; }
 
  private:
@@ -135,7 +160,9 @@ class Runner {
   Status create_target(uint32_t target_rows);
   Status create_textures();
   Status create_batch_objects(std::span<const DrawCase> cases);
+  Status write_descriptor_sets(std::span<const DrawCase> batch, size_t first_case, std::vector<VkDescriptorSet>& sets);
   Status record_batch(std::span<const DrawCase> batch, size_t first_case, bool first_batch);
+  Status record_fill(const DrawCase& draw, bool warm_up);
   Status submit_and_wait();
 
   const Context& context_;
@@ -165,9 +192,11 @@ class Runner {
   HostBuffer readback_;
   DeviceObject<VkDescriptorPool> descriptor_pool_;
   DeviceObject<VkQueryPool> query_pool_;
+  DeviceObject<VkQueryPool> timestamp_pool_;  // time_fill only, when the device has timestamps
   DeviceObject<VkCommandPool> command_pool_;
   DeviceObject<VkFence> fence_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with its pool
+  uint32_t target_width_ = Executor::kTargetWidth;  // run() keeps this width; time_fill sets its own
   uint32_t target_rows_ = 0;
   VkDeviceSize attribute_offset_ = 0;  // where binding 1 starts in vertices_
 };
@@ -209,7 +238,7 @@ Status Runner::create_target(uint32_t target_rows) {
   VkImageCreateInfo image{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   image.imageType = VK_IMAGE_TYPE_2D;
   image.format = kTargetFormat;
-  image.extent = {Executor::kTargetWidth, target_rows, 1};
+  image.extent = {target_width_, target_rows, 1};
   image.mipLevels = 1;
   image.arrayLayers = 1;
   image.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -278,7 +307,7 @@ Status Runner::create_target(uint32_t target_rows) {
   framebuffer.renderPass = render_pass_.get();
   framebuffer.attachmentCount = 1;
   framebuffer.pAttachments = attachments;
-  framebuffer.width = Executor::kTargetWidth;
+  framebuffer.width = target_width_;
   framebuffer.height = target_rows;
   framebuffer.layers = 1;
   auto made = create_object<VkFramebuffer>(device_, "vkCreateFramebuffer", vkCreateFramebuffer, framebuffer, vkDestroyFramebuffer);
@@ -358,21 +387,6 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
   };
   std::vector<VkVertexInputAttributeDescription> vertex_attributes;
   vertex_attributes.push_back({0, 0, kAttributeFormat, 0});
-  if (!spec.attribute_locations.empty()) {
-    bool distinct = spec.attribute_locations.size() == attributes;
-    for (size_t i = 0; distinct && i < spec.attribute_locations.size(); ++i) {
-      distinct = spec.attribute_locations[i] != 0;
-      for (size_t j = 0; distinct && j < i; ++j) distinct = spec.attribute_locations[i] != spec.attribute_locations[j];
-    }
-    if (!distinct) {
-      Error e;
-      e.kind = ErrorKind::internal;
-      e.reason = "bad_attribute_locations";
-      e.message = "PipelineSpec::attribute_locations must hold one distinct, non-zero location per attribute (" +
-                  std::to_string(attributes) + ")";
-      return e;
-    }
-  }
   for (uint32_t i = 0; i < attributes; ++i) {
     const uint32_t location = spec.attribute_locations.empty() ? i + 1 : spec.attribute_locations[i];
     vertex_attributes.push_back({location, 1, kAttributeFormat, i * kAttributeBytes});
@@ -386,8 +400,8 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
 
-  VkViewport viewport{0.0f, 0.0f, static_cast<float>(Executor::kTargetWidth), static_cast<float>(target_rows), 0.0f, 1.0f};
-  VkRect2D scissor{{0, 0}, {Executor::kTargetWidth, target_rows}};
+  VkViewport viewport{0.0f, 0.0f, static_cast<float>(target_width_), static_cast<float>(target_rows), 0.0f, 1.0f};
+  VkRect2D scissor{{0, 0}, {target_width_, target_rows}};
   VkPipelineViewportStateCreateInfo viewport_state{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   viewport_state.viewportCount = 1;
   viewport_state.pViewports = &viewport;
@@ -550,7 +564,7 @@ Status Runner::create_batch_objects(std::span<const DrawCase> cases) {
     uniforms_ = std::move(uniforms).value();
   }
 
-  auto readback = context_.create_host_buffer(VkDeviceSize{Executor::kTargetWidth} * target_rows_ * 4,
+  auto readback = context_.create_host_buffer(VkDeviceSize{target_width_} * target_rows_ * 4,
                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
   if (!readback) return std::move(readback).error();
   readback_ = std::move(readback).value();
@@ -643,6 +657,63 @@ void record_texture_upload(VkCommandBuffer cmd, const Textures& textures, VkBuff
                        nullptr, static_cast<uint32_t>(barriers.size()), barriers.data());
 }
 
+// Allocates one descriptor set per case of `batch` (cases first_case.. of the run) from the reset pool and
+// writes them, uniform data included; `sets` stays empty when the interface has no bindings.
+Status Runner::write_descriptor_sets(std::span<const DrawCase> batch, size_t first_case,
+                                     std::vector<VkDescriptorSet>& sets) {
+  sets.clear();
+  if (!descriptor_pool_) return ok_status();
+  const auto count = static_cast<uint32_t>(batch.size());
+  VkResult result = vkResetDescriptorPool(device_, descriptor_pool_.get(), 0);
+  if (result != VK_SUCCESS) return vk_call_error("vkResetDescriptorPool", result);
+  std::vector<VkDescriptorSetLayout> layouts(count, set_layout_.get());
+  sets.resize(count);
+  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  allocate.descriptorPool = descriptor_pool_.get();
+  allocate.descriptorSetCount = count;
+  allocate.pSetLayouts = layouts.data();
+  result = vkAllocateDescriptorSets(device_, &allocate, sets.data());
+  if (result != VK_SUCCESS) return vk_call_error("vkAllocateDescriptorSets", result);
+
+  const VkDeviceSize alignment = context_.limits().minUniformBufferOffsetAlignment;
+  std::vector<VkDescriptorImageInfo> images;
+  std::vector<VkDescriptorBufferInfo> buffers;
+  std::vector<VkWriteDescriptorSet> writes;
+  images.reserve(case_texture_begin_[first_case + count] - case_texture_begin_[first_case]);
+  buffers.reserve(count * batch[0].uniforms.size());
+  writes.reserve(count * interface_.slots.size());
+  VkDeviceSize cursor = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    const DrawCase& draw = batch[k];
+    for (size_t t = 0; t < draw.textures.size(); ++t) {
+      const uint32_t image = case_textures_[case_texture_begin_[first_case + k] + t];
+      images.push_back({sampler_.get(), textures_.views[image].get(), VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
+      VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      write.dstSet = sets[k];
+      write.dstBinding = draw.textures[t].binding;
+      write.descriptorCount = 1;
+      write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+      write.pImageInfo = &images.back();
+      writes.push_back(write);
+    }
+    for (const UniformBinding& uniform : draw.uniforms) {
+      cursor = align_up(cursor, alignment);
+      std::memcpy(uniforms_.mapped + cursor, uniform.bytes.data(), uniform.bytes.size());
+      buffers.push_back({uniforms_.buffer.get(), cursor, uniform.bytes.size()});
+      cursor += uniform.bytes.size();
+      VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      write.dstSet = sets[k];
+      write.dstBinding = uniform.binding;
+      write.descriptorCount = 1;
+      write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+      write.pBufferInfo = &buffers.back();
+      writes.push_back(write);
+    }
+  }
+  vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return ok_status();
+}
+
 Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, bool first_batch) {
   const auto count = static_cast<uint32_t>(batch.size());
   const uint32_t rows = (count + Executor::kTargetWidth - 1) / Executor::kTargetWidth;
@@ -669,55 +740,8 @@ Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, 
 
   // Descriptor sets: one per case, written in one call.
   std::vector<VkDescriptorSet> sets;
-  if (descriptor_pool_) {
-    VkResult result = vkResetDescriptorPool(device_, descriptor_pool_.get(), 0);
-    if (result != VK_SUCCESS) return vk_call_error("vkResetDescriptorPool", result);
-    std::vector<VkDescriptorSetLayout> layouts(count, set_layout_.get());
-    sets.resize(count);
-    VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    allocate.descriptorPool = descriptor_pool_.get();
-    allocate.descriptorSetCount = count;
-    allocate.pSetLayouts = layouts.data();
-    result = vkAllocateDescriptorSets(device_, &allocate, sets.data());
-    if (result != VK_SUCCESS) return vk_call_error("vkAllocateDescriptorSets", result);
-
-    const VkDeviceSize alignment = context_.limits().minUniformBufferOffsetAlignment;
-    std::vector<VkDescriptorImageInfo> images;
-    std::vector<VkDescriptorBufferInfo> buffers;
-    std::vector<VkWriteDescriptorSet> writes;
-    images.reserve(case_texture_begin_[first_case + count] - case_texture_begin_[first_case]);
-    buffers.reserve(count * batch[0].uniforms.size());
-    writes.reserve(count * interface_.slots.size());
-    VkDeviceSize cursor = 0;
-    for (uint32_t k = 0; k < count; ++k) {
-      const DrawCase& draw = batch[k];
-      for (size_t t = 0; t < draw.textures.size(); ++t) {
-        const uint32_t image = case_textures_[case_texture_begin_[first_case + k] + t];
-        images.push_back({sampler_.get(), textures_.views[image].get(), VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
-        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        write.dstSet = sets[k];
-        write.dstBinding = draw.textures[t].binding;
-        write.descriptorCount = 1;
-        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-        write.pImageInfo = &images.back();
-        writes.push_back(write);
-      }
-      for (const UniformBinding& uniform : draw.uniforms) {
-        cursor = align_up(cursor, alignment);
-        std::memcpy(uniforms_.mapped + cursor, uniform.bytes.data(), uniform.bytes.size());
-        buffers.push_back({uniforms_.buffer.get(), cursor, uniform.bytes.size()});
-        cursor += uniform.bytes.size();
-        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        write.dstSet = sets[k];
-        write.dstBinding = uniform.binding;
-        write.descriptorCount = 1;
-        write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-        write.pBufferInfo = &buffers.back();
-        writes.push_back(write);
-      }
-    }
-    vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
-  }
+  Status written = write_descriptor_sets(batch, first_case, sets);
+  if (!written) return written;
 
   VkResult result = vkResetCommandPool(device_, command_pool_.get(), 0);
   if (result != VK_SUCCESS) return vk_call_error("vkResetCommandPool", result);
@@ -787,6 +811,7 @@ Status Runner::submit_and_wait() {
 
 Result<std::vector<PixelResult>> Runner::run(const PipelineSpec& spec, std::span<const DrawCase> cases) {
   Status checked = check_cases(cases);
+  if (checked) checked = check_attribute_locations(spec, interface_.attributes, context_.limits());
   if (!checked) return std::move(checked).error();
   const size_t capacity = std::min<size_t>(cases.size(), Executor::kCasesPerBatch);
   const auto target_rows = static_cast<uint32_t>((capacity + Executor::kTargetWidth - 1) / Executor::kTargetWidth);
@@ -817,6 +842,178 @@ Result<std::vector<PixelResult>> Runner::run(const PipelineSpec& spec, std::span
   return results;
 }
 
+// Records one fill: the whole target cleared and covered by one quad. The warm-up fill also uploads the
+// textures, counts the quad's samples (occlusion query 0) and copies pixel (0, 0) to the read-back buffer;
+// a timed fill brackets the render pass with timestamps 0 and 1 when the device has them.
+Status Runner::record_fill(const DrawCase& draw, bool warm_up) {
+  std::vector<VkDescriptorSet> sets;
+  Status written = write_descriptor_sets(std::span<const DrawCase>(&draw, 1), 0, sets);
+  if (!written) return written;
+
+  VkResult result = vkResetCommandPool(device_, command_pool_.get(), 0);
+  if (result != VK_SUCCESS) return vk_call_error("vkResetCommandPool", result);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = warm_up ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0;  // a timed fill is resubmitted
+  result = vkBeginCommandBuffer(command_buffer_, &begin);
+  if (result != VK_SUCCESS) return vk_call_error("vkBeginCommandBuffer", result);
+  VkCommandBuffer cmd = command_buffer_;
+
+  if (warm_up) {
+    if (!textures_.images.empty()) record_texture_upload(cmd, textures_, staging_.buffer.get());
+    vkCmdResetQueryPool(cmd, query_pool_.get(), 0, 1);
+  } else if (timestamp_pool_) {
+    vkCmdResetQueryPool(cmd, timestamp_pool_.get(), 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamp_pool_.get(), 0);
+  }
+
+  VkClearValue clear{};
+  VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  pass.renderPass = render_pass_.get();
+  pass.framebuffer = framebuffer_.get();
+  pass.renderArea = {{0, 0}, {target_width_, target_rows_}};
+  pass.clearValueCount = 1;
+  pass.pClearValues = &clear;
+  vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
+  VkBuffer vertex_buffers[2] = {vertices_.buffer.get(), vertices_.buffer.get()};
+  VkDeviceSize vertex_offsets[2] = {0, attribute_offset_};
+  vkCmdBindVertexBuffers(cmd, 0, interface_.attributes > 0 ? 2 : 1, vertex_buffers, vertex_offsets);
+  if (!sets.empty()) {
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout_.get(), 0, 1, &sets[0], 0, nullptr);
+  }
+  if (warm_up) vkCmdBeginQuery(cmd, query_pool_.get(), 0, 0);
+  vkCmdDraw(cmd, kVerticesPerCase, 1, 0, 0);
+  if (warm_up) vkCmdEndQuery(cmd, query_pool_.get(), 0);
+  vkCmdEndRenderPass(cmd);
+
+  if (warm_up) {
+    VkBufferImageCopy copy{};
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    copy.imageExtent = {1, 1, 1};
+    vkCmdCopyImageToBuffer(cmd, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer.get(), 1, &copy);
+    VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    to_host.buffer = readback_.buffer.get();
+    to_host.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
+                         nullptr);
+  } else if (timestamp_pool_) {
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamp_pool_.get(), 1);
+  }
+  result = vkEndCommandBuffer(cmd);
+  if (result != VK_SUCCESS) return vk_call_error("vkEndCommandBuffer", result);
+  return ok_status();
+}
+
+// A caller bug in time_fill's arguments.
+Error fill_error(const std::string& what) {
+  Error error;
+  error.kind = ErrorKind::internal;
+  error.reason = "executor_bad_fill";
+  error.message = "time_fill: " + what;
+  return error;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+Result<FillTiming> Runner::time_fill(const PipelineSpec& spec, const DrawCase& draw, uint32_t width, uint32_t height,
+                                     uint32_t repeats) {
+  using Clock = std::chrono::steady_clock;
+  const VkPhysicalDeviceLimits& limits = context_.limits();
+  const uint32_t max_width =
+      std::min({limits.maxImageDimension2D, limits.maxFramebufferWidth, limits.maxViewportDimensions[0]});
+  const uint32_t max_height =
+      std::min({limits.maxImageDimension2D, limits.maxFramebufferHeight, limits.maxViewportDimensions[1]});
+  if (width == 0 || height == 0 || width > max_width || height > max_height) {
+    return fill_error("a " + std::to_string(width) + "x" + std::to_string(height) +
+                      " target; this device renders 1x1 to " + std::to_string(max_width) + "x" +
+                      std::to_string(max_height));
+  }
+  if (repeats == 0) return fill_error("repeats must be at least 1");
+  const std::span<const DrawCase> cases(&draw, 1);
+  Status checked = check_cases(cases);
+  if (checked) checked = check_attribute_locations(spec, interface_.attributes, limits);
+  if (!checked) return std::move(checked).error();
+
+  target_width_ = width;
+  FillTiming timing;
+  Status step = create_pipeline(spec, height);
+  timing.pipeline_create_ms = pipeline_create_ms_;
+  if (step) step = create_textures();
+  if (step) step = create_batch_objects(cases);
+  if (!step) return std::move(step).error();
+
+  // Graphics queues have timestamps when timestampComputeAndGraphics says so (its timestampValidBits is
+  // then 36 to 64); otherwise the wall clock is all there is.
+  if (limits.timestampComputeAndGraphics == VK_TRUE && limits.timestampPeriod > 0.0f) {
+    VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = 2;
+    auto pool = create_object<VkQueryPool>(device_, "vkCreateQueryPool", vkCreateQueryPool, queries, vkDestroyQueryPool);
+    if (!pool) return std::move(pool).error();
+    timestamp_pool_ = std::move(pool).value();
+  }
+  timing.gpu_timestamps = static_cast<bool>(timestamp_pool_);
+
+  // One quad over the whole target (triangle strip), then the case's attributes (instance 0).
+  const float quad[kVerticesPerCase][4] = {{-1, -1, 0, 1}, {1, -1, 0, 1}, {-1, 1, 0, 1}, {1, 1, 0, 1}};
+  std::memcpy(vertices_.mapped, quad, sizeof(quad));
+  if (interface_.attributes > 0) {
+    std::memcpy(vertices_.mapped + attribute_offset_, draw.attributes.data(), draw.attributes.size() * kAttributeBytes);
+  }
+
+  step = record_fill(draw, true);
+  const auto warm_start = Clock::now();
+  if (step) step = submit_and_wait();
+  timing.first_fill_ms = std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count();
+  if (!step) return std::move(step).error();
+  uint64_t samples = 0;
+  VkResult result = vkGetQueryPoolResults(device_, query_pool_.get(), 0, 1, sizeof(samples), &samples, sizeof(samples),
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (result != VK_SUCCESS) return vk_call_error("vkGetQueryPoolResults", result);
+  timing.discarded = samples == 0;
+  std::memcpy(timing.first_pixel.data(), readback_.mapped, 4);
+
+  step = record_fill(draw, false);
+  if (!step) return std::move(step).error();
+  std::vector<double> wall;
+  std::vector<double> gpu;
+  // A timestamp pair that goes backwards straddles the counter's wrap (once per 2^36 ticks at most): that
+  // fill is measured again.
+  for (uint32_t attempt = 0; wall.size() < repeats; ++attempt) {
+    if (attempt > repeats + 2) {
+      return toolchain_error("vulkan_bad_timestamps", "time_fill: the device's timestamps went backwards " +
+                                                          std::to_string(attempt - wall.size()) + " times");
+    }
+    const auto start = Clock::now();
+    Status done = submit_and_wait();
+    const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!done) return std::move(done).error();
+    if (timestamp_pool_) {
+      uint64_t ticks[2] = {0, 0};
+      result = vkGetQueryPoolResults(device_, timestamp_pool_.get(), 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      if (result != VK_SUCCESS) return vk_call_error("vkGetQueryPoolResults", result);
+      if (ticks[1] < ticks[0]) continue;
+      gpu.push_back(static_cast<double>(ticks[1] - ticks[0]) * static_cast<double>(limits.timestampPeriod) / 1e6);
+    }
+    wall.push_back(wall_ms);
+  }
+  const std::vector<double>& figures = timestamp_pool_ ? gpu : wall;
+  timing.median_ms = median_of(figures);
+  timing.min_ms = *std::min_element(figures.begin(), figures.end());
+  timing.max_ms = *std::max_element(figures.begin(), figures.end());
+  timing.wall_median_ms = median_of(wall);
+  return timing;
+}
+
 }  // namespace
 
 Executor::Executor(std::unique_ptr<Context> context) : context_(std::move(context)) {}
@@ -832,6 +1029,12 @@ const std::string& Executor::device_name() const { return context_->device_name(
 bool Executor::validation_active() const { return context_->validation_active(); }
 const std::vector<std::string>& Executor::validation_messages() const { return context_->validation_messages(); }
 double Executor::last_pipeline_create_ms() const { return last_pipeline_create_ms_; }
+
+Result<FillTiming> Executor::time_fill(const PipelineSpec& spec, const DrawCase& draw, uint32_t width, uint32_t height,
+                                       uint32_t repeats) {
+  Runner runner(*context_);
+  return runner.time_fill(spec, draw, width, height, repeats);
+}
 
 Result<std::vector<PixelResult>> Executor::run(const PipelineSpec& spec, std::span<const DrawCase> cases) {
   last_pipeline_create_ms_ = 0;

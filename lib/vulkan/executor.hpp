@@ -38,26 +38,52 @@ struct UniformBinding {
 };
 
 struct DrawCase {
-  std::vector<std::array<float, 4>> attributes;  // vertex input locations 1..N, the same value at every vertex
+  // Vertex input locations 1..N (or PipelineSpec::attribute_locations), the same value at every vertex.
+  std::vector<std::array<float, 4>> attributes;
   std::vector<TextureBinding> textures;          // descriptor set 0
   std::vector<UniformBinding> uniforms;          // descriptor set 0
 };
 
 struct PipelineSpec {
   // Entry point "main". Location 0: vec4 position in clip space (the executor provides it; the shader
-  // should write it to gl_Position). Locations 1..N: the vec4 attributes of DrawCase::attributes.
+  // should write it to gl_Position). Locations 1..N (or attribute_locations): the vec4 attributes of
+  // DrawCase::attributes.
   std::vector<uint32_t> vertex_spirv;
   // Entry point "main". Writes location 0 (vec4 colour, stored to R8G8B8A8_UNORM); may discard.
   std::vector<uint32_t> fragment_spirv;
   // The vertex input location of each DrawCase attribute, in order; empty means 1..N. Locations must be
-  // distinct and not 0 (the position), so a vertex shader that reads only some locations is fed exactly
-  // those (the validation layer reports attributes a shader does not consume).
+  // distinct, not 0 (the position) and below the device's maxVertexInputAttributes (else
+  // ErrorKind::internal), so a vertex shader that reads only some locations is fed exactly those (the
+  // validation layer reports attributes a shader does not consume).
   std::vector<uint32_t> attribute_locations;
 };
 
 struct PixelResult {
   std::array<uint8_t, 4> rgba;  // the stored pixel; (0,0,0,0), the clear colour, when discarded
   bool discarded;               // the case's occlusion query counted no sample
+};
+
+// What Executor::time_fill measured. Times are milliseconds per fill of the whole target.
+struct FillTiming {
+  // The clock of median_ms/min_ms/max_ms. true: the device's timestamps written just before the render
+  // pass begins and just after it ends (GPU time of the clear plus the draw). false: the device has no
+  // timestamps on its graphics queue, and the figures are wall_median_ms's clock.
+  bool gpu_timestamps = false;
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  // Wall clock around vkQueueSubmit + vkWaitForFences of each timed fill (always measured; includes the
+  // submission overhead, a cross-check of the timestamps).
+  double wall_median_ms = 0;
+  // Wall clock of the untimed warm-up fill (submit + wait). It includes the texture upload and any shader
+  // compile the driver defers to the first draw (Mesa lavapipe JIT-compiles there, not in
+  // vkCreateGraphicsPipelines).
+  double first_fill_ms = 0;
+  double pipeline_create_ms = 0;  // wall time of the one vkCreateGraphicsPipelines call
+  // Pixel (0, 0) after the warm-up fill, and whether the warm-up's occlusion query counted no sample;
+  // (0,0,0,0), the clear colour, when discarded. A sanity check that the fill ran the program.
+  std::array<uint8_t, 4> first_pixel{};
+  bool discarded = false;
 };
 
 struct ExecutorOptions {
@@ -106,6 +132,19 @@ class Executor {
 
   // Wall time spent in vkCreateGraphicsPipelines by the last run(), in milliseconds (0 before any run).
   double last_pipeline_create_ms() const;
+
+  // Fragment cost, for benchmarks (bench/route_bench): creates one pipeline from `spec` (no pipeline
+  // cache), then draws `draw` as ONE quad covering a width x height R8G8B8A8_UNORM target, so that every
+  // pixel runs the fragment shader once with the same flat inputs. One untimed warm-up fill, then
+  // `repeats` timed fills, each its own submission waited for; the figures are per fill (clear + draw).
+  // GPU timestamps when the device's limits say graphics queues have them (timestampComputeAndGraphics;
+  // ticks are converted with timestampPeriod), else wall clock around submit + wait; FillTiming says
+  // which. The draw's interface rules are run()'s. Errors: width or height 0 or above what the device
+  // can render to (maxImageDimension2D, maxFramebufferWidth/Height, maxViewportDimensions), repeats 0,
+  // a bad case or attribute locations: ErrorKind::internal; bad SPIR-V or a failing Vulkan call:
+  // ErrorKind::toolchain. Leaves last_pipeline_create_ms() alone.
+  Result<FillTiming> time_fill(const PipelineSpec& spec, const DrawCase& draw, uint32_t width, uint32_t height,
+                               uint32_t repeats);
 
   // Render-target geometry: case k of a batch is pixel (k % kTargetWidth, k / kTargetWidth).
   static constexpr uint32_t kTargetWidth = 256;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "lib/vulkan/executor.hpp"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include "attribute.vert.h"
 #include "attribute_colour.frag.h"
 #include "discard_below_half.frag.h"
+#include "location_3.vert.h"
 #include "mixed.frag.h"
 #include "position_only.vert.h"
 #include "texture_2d.frag.h"
@@ -26,18 +26,6 @@ namespace shaderbake::vulkan {
 namespace {
 
 using Rgba = std::array<uint8_t, 4>;
-
-// The Vulkan loader unloads drivers and layers at vkDestroyInstance; LeakSanitizer can then neither name
-// nor suppress (tests/sanitizer/lsan.supp) the small leaks inside them, which it reports as "<unknown
-// module>". Pinning them for the life of the process keeps their frames named. A library that is not
-// installed is simply not pinned.
-[[maybe_unused]] const bool kVulkanLibrariesPinned = [] {
-  bool pinned = true;
-  for (const char* library : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) {
-    pinned = dlopen(library, RTLD_LAZY | RTLD_NODELETE) != nullptr && pinned;
-  }
-  return pinned;
-}();
 
 template <size_t N>
 std::vector<uint32_t> words(const uint32_t (&spirv)[N]) {
@@ -274,6 +262,32 @@ TEST_F(VulkanExecutor, runs_several_pipelines_one_after_another) {
     ASSERT_EQ(second.size(), 1u);
     EXPECT_EQ(first[0].rgba, (Rgba{9, 8, 7, 6}));
     EXPECT_EQ(second[0].rgba, (Rgba{1, 2, 3, 4}));
+  }
+}
+
+TEST_F(VulkanExecutor, feeds_attributes_to_the_locations_the_spec_names) {
+  std::vector<DrawCase> cases(2);
+  cases[0].attributes = {unorm({10, 20, 30, 40})};
+  cases[1].attributes = {unorm({50, 60, 70, 80})};
+  PipelineSpec spec = pipeline(kLocation3Vert, kAttributeColourFrag);
+  spec.attribute_locations = {3};
+  const auto results = run(spec, cases);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].rgba, (Rgba{10, 20, 30, 40}));
+  EXPECT_EQ(results[1].rgba, (Rgba{50, 60, 70, 80}));
+}
+
+TEST_F(VulkanExecutor, rejects_attribute_locations_that_are_zero_repeated_or_miscounted) {
+  std::vector<DrawCase> cases(1);
+  cases[0].attributes = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  for (const std::vector<uint32_t>& locations : {std::vector<uint32_t>{0, 1}, std::vector<uint32_t>{2, 2},
+                                                 std::vector<uint32_t>{1}, std::vector<uint32_t>{1, 4096}}) {
+    PipelineSpec spec = pipeline(kAttributeVert, kAttributeColourFrag);
+    spec.attribute_locations = locations;
+    auto results = executor_->run(spec, cases);
+    ASSERT_FALSE(results.ok());
+    EXPECT_EQ(results.error().kind, ErrorKind::internal);
+    EXPECT_EQ(results.error().reason, "executor_bad_attribute_locations");
   }
 }
 

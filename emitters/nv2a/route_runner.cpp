@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/exact_route.hpp"
+#include "emitters/nv2a/route_runner.hpp"
+
+#include "emitters/nv2a/fallback_emitter.hpp"
+
+#include <algorithm>
 
 #include "emitters/nv2a/exact_emitter.hpp"
 #include "lib/compile/compile_chain.hpp"
@@ -58,7 +62,7 @@ vulkan::DrawCase draw_case_for(const PixelInputs& inputs, const compile::Reflect
   return c;
 }
 
-Result<const compile::CompiledModule*> ExactRouteRunner::compiled(compile::ShaderStage stage, const std::string& source) {
+Result<const compile::CompiledModule*> RouteRunner::compiled(compile::ShaderStage stage, const std::string& source) {
   auto found = modules_.find(source);
   if (found != modules_.end()) return &found->second;
   auto module = compile::compile_glsl(stage, source);
@@ -70,27 +74,22 @@ Result<const compile::CompiledModule*> ExactRouteRunner::compiled(compile::Shade
   return &modules_.emplace(source, std::move(*module)).first->second;
 }
 
-Result<const compile::CompiledModule*> ExactRouteRunner::fragment_module(const sbk_nv2a_program& program) {
+Result<const compile::CompiledModule*> RouteRunner::fragment_module(const sbk_nv2a_program& program) {
   auto source = emit_exact_fragment(program);
   if (!source) return std::move(source).error();
   return compiled(compile::ShaderStage::fragment, *source);
 }
 
-Result<std::vector<PixelOutput>> ExactRouteRunner::run(const sbk_nv2a_program& program,
-                                                       std::span<const PixelInputs> inputs) {
-  auto fragment = fragment_module(program);
-  if (!fragment) return std::move(fragment).error();
+Result<std::vector<PixelOutput>> RouteRunner::render(const compile::CompiledModule& fragment,
+                                                     std::vector<vulkan::DrawCase> cases) {
   // The verification vertex layout: the position plus exactly the semantics whose varyings the fragment
   // shader reads, each at its semantic's location.
-  const uint32_t varyings = fragment_varyings((*fragment)->reflection);
+  const uint32_t varyings = fragment_varyings(fragment.reflection);
   auto vertex = compiled(compile::ShaderStage::vertex, emit_vertex_shader(1u | (varyings << 1), varyings));
   if (!vertex) return std::move(vertex).error();
-  std::vector<vulkan::DrawCase> cases;
-  cases.reserve(inputs.size());
-  for (const PixelInputs& in : inputs) cases.push_back(draw_case_for(in, (*fragment)->reflection));
   vulkan::PipelineSpec spec;
   spec.vertex_spirv = (*vertex)->spirv;
-  spec.fragment_spirv = (*fragment)->spirv;
+  spec.fragment_spirv = fragment.spirv;
   spec.attribute_locations = attribute_locations(varyings);
   auto pixels = executor_.run(spec, cases);
   if (!pixels) return std::move(pixels).error();
@@ -104,6 +103,50 @@ Result<std::vector<PixelOutput>> ExactRouteRunner::run(const sbk_nv2a_program& p
     out.push_back(o);
   }
   return out;
+}
+
+Result<std::vector<PixelOutput>> RouteRunner::run_exact(const sbk_nv2a_program& program,
+                                                        std::span<const PixelInputs> inputs) {
+  auto fragment = fragment_module(program);
+  if (!fragment) return std::move(fragment).error();
+  std::vector<vulkan::DrawCase> cases;
+  cases.reserve(inputs.size());
+  for (const PixelInputs& in : inputs) cases.push_back(draw_case_for(in, (*fragment)->reflection));
+  return render(**fragment, std::move(cases));
+}
+
+Result<std::vector<PixelOutput>> RouteRunner::run_fallback(const std::vector<uint8_t>& family_key,
+                                                           std::span<const ProgramCase> cases) {
+  if (family_key.size() != SBK_NV2A_FAMILY_KEY_SIZE) {
+    Error e;
+    e.kind = ErrorKind::internal;
+    e.reason = "bad_family_key";
+    e.message = "a fallback family key has " + std::to_string(SBK_NV2A_FAMILY_KEY_SIZE) + " bytes";
+    return e;
+  }
+  auto fragment = compiled(compile::ShaderStage::fragment, emit_fallback_fragment(family_key.data()));
+  if (!fragment) return std::move(fragment).error();
+  std::vector<vulkan::DrawCase> draws;
+  draws.reserve(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const char* where = nullptr;
+    const sbk_nv2a_reason reason = sbk_nv2a_admit(&cases[i].program, &where);
+    std::array<uint8_t, SBK_NV2A_FAMILY_KEY_SIZE> family{};
+    sbk_nv2a_encode_family_key(&cases[i].program, family.data());
+    if (reason != SBK_NV2A_OK || !std::equal(family.begin(), family.end(), family_key.begin())) {
+      Error e;
+      e.kind = ErrorKind::internal;
+      e.reason = reason != SBK_NV2A_OK ? sbk_nv2a_reason_name(reason) : "wrong_family";
+      e.message = "case " + std::to_string(i) + " cannot take the fallback route of this family: " + e.reason;
+      return e;
+    }
+    vulkan::DrawCase draw = draw_case_for(cases[i].inputs, (*fragment)->reflection);
+    std::vector<uint8_t> packet(SBK_NV2A_PACKET_SIZE);
+    sbk_nv2a_encode_packet(&cases[i].program, packet.data());
+    draw.uniforms.push_back({SBK_NV2A_BINDING_PACKET, std::move(packet)});
+    draws.push_back(std::move(draw));
+  }
+  return render(**fragment, std::move(draws));
 }
 
 }  // namespace shaderbake::nv2a

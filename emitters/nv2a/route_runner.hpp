@@ -14,22 +14,34 @@
 
 namespace shaderbake::nv2a {
 
-// Runs nv2a programs through their exact route on a Vulkan device: emit the exact fragment shader and
-// the pass-through vertex shader, compile both through the in-process chain (cached by source), and
-// render one pixel per input set with the layout contract's bindings. Not thread-safe.
-class ExactRouteRunner {
- public:
-  explicit ExactRouteRunner(vulkan::Executor& executor) : executor_(executor) {}
+// One program and one set of inputs, for the fallback route (where one pipeline serves many programs).
+struct ProgramCase {
+  sbk_nv2a_program program{};
+  PixelInputs inputs;
+};
 
-  // One output per input set, in order. Errors: the program is invalid (its reason), a compile failure
-  // (with the generated source in the message), or a device failure.
-  Result<std::vector<PixelOutput>> run(const sbk_nv2a_program& program, std::span<const PixelInputs> inputs);
+// Runs nv2a programs through their routes on a Vulkan device: emit the fragment shader (exact, or the
+// family's ubershader) and the pass-through vertex shader, compile them through the in-process chain
+// (cached by source), and render one pixel per input set with the layout contract's bindings.
+// Not thread-safe.
+class RouteRunner {
+ public:
+  explicit RouteRunner(vulkan::Executor& executor) : executor_(executor) {}
+
+  // Exact route: one pipeline for `program`, one output per input set, in order. Errors: a texture mode
+  // the exact emitter lacks, a compile failure (with the generated source in the message), a device failure.
+  Result<std::vector<PixelOutput>> run_exact(const sbk_nv2a_program& program, std::span<const PixelInputs> inputs);
+
+  // Fallback route: ONE pipeline, the ubershader of `family_key`, for every case; only the packet changes.
+  // Every program must be admitted and belong to that family (else an error naming the case).
+  Result<std::vector<PixelOutput>> run_fallback(const std::vector<uint8_t>& family_key, std::span<const ProgramCase> cases);
 
   // The compiled exact fragment module of `program` (compiling it if needed).
   Result<const compile::CompiledModule*> fragment_module(const sbk_nv2a_program& program);
 
  private:
   Result<const compile::CompiledModule*> compiled(compile::ShaderStage stage, const std::string& source);
+  Result<std::vector<PixelOutput>> render(const compile::CompiledModule& fragment, std::vector<vulkan::DrawCase> cases);
 
   vulkan::Executor& executor_;
   std::map<std::string, compile::CompiledModule> modules_;  // by GLSL source
