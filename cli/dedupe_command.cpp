@@ -15,6 +15,14 @@ namespace shaderbake::cli {
 
 namespace {
 
+nlohmann::ordered_json admission_json(const plan::AdmissionCounts& a) {
+  nlohmann::ordered_json out;
+  out["admitted_exact_keys"] = a.admitted_exact_keys;
+  out["rejections"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : a.rejections) out["rejections"][reason] = count;
+  return out;
+}
+
 nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::TraceReader& reader) {
   nlohmann::ordered_json out;
   out["draws"] = c.draws;
@@ -23,16 +31,20 @@ nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::Tra
   out["unique_fallback_families"] = c.unique_fallback_families;
   out["unique_pipeline_keys"] = c.unique_pipeline_keys;
   out["unique_fallback_pipeline_keys"] = c.unique_fallback_pipeline_keys;
+  out["admission"] = admission_json(c.admission);
   out["bad_records"] = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : c.bad_records) out["bad_records"][reason] = count;
   out["files"] = nlohmann::ordered_json::array();
-  for (const trace::FileSummary& f : reader.files()) {
+  for (size_t i = 0; i < reader.files().size(); ++i) {
+    const trace::FileSummary& f = reader.files()[i];
     nlohmann::ordered_json file;
     file["path"] = f.path;
     file["readable"] = f.readable;
     file["records"] = f.records;
     file["states"] = f.states;
     file["draws"] = f.draws;
+    file["unique_exact_keys"] = c.admission_per_file[i].unique_exact_keys;
+    file["admission"] = admission_json(c.admission_per_file[i]);
     file["bad_records"] = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : f.bad_records) file["bad_records"][reason] = count;
     // Provenance: the capture record as written (any fields a capture tool adds).
@@ -43,7 +55,7 @@ nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::Tra
   return out;
 }
 
-void print_counts(const plan::DedupeCounts& c) {
+void print_counts(const plan::DedupeCounts& c, const trace::TraceReader& reader) {
   auto row = [](const char* name, uint64_t value) {
     std::printf("%-31s %12llu\n", name, static_cast<unsigned long long>(value));
   };
@@ -53,11 +65,25 @@ void print_counts(const plan::DedupeCounts& c) {
   row("unique fallback families", c.unique_fallback_families);
   row("unique pipeline keys", c.unique_pipeline_keys);
   row("unique fallback pipeline keys", c.unique_fallback_pipeline_keys);
+  row("admitted exact keys", c.admission.admitted_exact_keys);
+  for (const auto& [reason, count] : c.admission.rejections)
+    std::printf("%-31s %12llu\n", ("  rejected " + reason).c_str(), static_cast<unsigned long long>(count));
   uint64_t bad = 0;
   for (const auto& [reason, count] : c.bad_records) bad += count;
   row("bad records", bad);
   for (const auto& [reason, count] : c.bad_records)
     std::printf("  %-29s %12llu\n", reason.c_str(), static_cast<unsigned long long>(count));
+  if (reader.files().size() > 1) {
+    std::printf("\nper trace: exact keys, admitted, rejected by reason\n");
+    for (size_t i = 0; i < reader.files().size(); ++i) {
+      const plan::AdmissionCounts& a = c.admission_per_file[i];
+      std::string reasons;
+      for (const auto& [reason, count] : a.rejections) reasons += " " + reason + "=" + std::to_string(count);
+      std::printf("  %s: %llu keys, %llu admitted%s\n", reader.files()[i].path.c_str(),
+                  static_cast<unsigned long long>(a.unique_exact_keys), static_cast<unsigned long long>(a.admitted_exact_keys),
+                  reasons.c_str());
+    }
+  }
 }
 
 }  // namespace
@@ -89,7 +115,7 @@ int run_dedupe(const DedupeOptions& options) {
   if (options.json) {
     std::printf("%s\n", counts_json(counts, reader).dump(2).c_str());
   } else {
-    print_counts(counts);
+    print_counts(counts, reader);
   }
   for (const trace::FileSummary& f : reader.files())
     if (!f.readable) return kExitFailures;

@@ -115,6 +115,22 @@ TEST(TraceReader, static_fields_and_host_state_make_new_keys) {
   EXPECT_EQ(c.unique_fallback_pipeline_keys, 2u);  // family x {back, front}
 }
 
+TEST(TraceReader, admission_is_counted_per_trace_and_rejected_programs_get_no_fallback) {
+  Ingest in;
+  // Register 6 in stage 0's input A: a valid record (any 32-bit word is), but an invalid program.
+  ASSERT_TRUE(in.read(lines({kCapture, inline_draw(1, 0, program(), host()),
+                             inline_draw(1, 1, program("0x06200000"), host()),
+                             inline_draw(1, 2, program("0x06200000"), host("front"))})));
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.unique_exact_keys, 2u);
+  EXPECT_EQ(c.admission.admitted_exact_keys, 1u);
+  EXPECT_EQ(c.admission.rejections, (std::map<std::string, uint64_t>{{"invalid_register", 1}}));
+  EXPECT_EQ(c.unique_pipeline_keys, 3u);           // every program keeps its exact route
+  EXPECT_EQ(c.unique_fallback_pipeline_keys, 1u);  // only the admitted one has a fallback route
+  ASSERT_EQ(c.admission_per_file.size(), 1u);
+  EXPECT_EQ(c.admission_per_file[0].admitted_exact_keys, 1u);
+}
+
 struct BadCase {
   const char* name;
   std::string record;

@@ -11,6 +11,8 @@ ProgramKeys program_keys(const sbk_nv2a_program& program) {
   keys.family_key.resize(SBK_NV2A_FAMILY_KEY_SIZE);
   sbk_nv2a_encode_exact_key(&program, keys.exact_key.data());
   sbk_nv2a_encode_family_key(&program, keys.family_key.data());
+  const sbk_nv2a_reason reason = sbk_nv2a_admit(&program, nullptr);
+  if (reason != SBK_NV2A_OK) keys.rejection = sbk_nv2a_reason_name(reason);
   return keys;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace shaderbake {
 struct ProgramKeys {
   std::vector<uint8_t> exact_key;   // every static field the exact emitter reads
   std::vector<uint8_t> family_key;  // only what the fallback ubershader cannot take at run time
+  // Why the fallback route may not serve this program (admission's reason), or empty when it is admitted.
+  std::string rejection;
 };
 
 // What lib/ needs to know of a guest model: how to read its records. Implemented per model in emitters/

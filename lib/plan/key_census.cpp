@@ -38,8 +38,11 @@ void KeyCensus::on_draw(const trace::DrawEvent& draw) {
     last_frame_ = draw.frame;
   }
   const uint64_t pair = (uint64_t{draw.program} << 32) | draw.host;
-  if (pair == last_pair_) return;
+  if (pair == last_pair_ && draw.file == last_pair_file_) return;
   last_pair_ = pair;
+  last_pair_file_ = draw.file;
+  if (programs_per_file_.size() <= draw.file) programs_per_file_.resize(draw.file + 1);
+  programs_per_file_[draw.file].insert(draw.program);
   if (pairs_.insert(pair).second) add_pair(draw.program, draw.host);
 }
 
@@ -49,14 +52,16 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
     program_drawn_[program] = true;
     ++programs_drawn_;
   }
+  const sbk_host_state& host_state = reader_.host_state(host);
+  intern_pipeline_key(pipeline_keys_, SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state);
+  // Only admitted programs have a fallback route: a rejected one contributes no family and no fallback pipeline.
+  if (!reader_.program_rejection()[program].empty()) return;
   const uint32_t family = reader_.program_family()[program];
   if (family_drawn_.size() <= family) family_drawn_.resize(reader_.family_keys().size(), false);
   if (!family_drawn_[family]) {
     family_drawn_[family] = true;
     ++families_drawn_;
   }
-  const sbk_host_state& host_state = reader_.host_state(host);
-  intern_pipeline_key(pipeline_keys_, SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state);
   intern_pipeline_key(fallback_pipeline_keys_, SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), host_state);
 }
 
@@ -69,6 +74,17 @@ DedupeCounts KeyCensus::counts() const {
   c.unique_pipeline_keys = pipeline_keys_.size();
   c.unique_fallback_pipeline_keys = fallback_pipeline_keys_.size();
   c.bad_records = reader_.bad_records();
+  auto count = [&](AdmissionCounts& a, uint32_t program) {
+    ++a.unique_exact_keys;
+    const std::string& reason = reader_.program_rejection()[program];
+    if (reason.empty()) ++a.admitted_exact_keys;
+    else ++a.rejections[reason];
+  };
+  for (uint32_t program = 0; program < program_drawn_.size(); ++program)
+    if (program_drawn_[program]) count(c.admission, program);
+  c.admission_per_file.resize(reader_.files().size());
+  for (size_t file = 0; file < programs_per_file_.size() && file < c.admission_per_file.size(); ++file)
+    for (uint32_t program : programs_per_file_[file]) count(c.admission_per_file[file], program);
   return c;
 }
 

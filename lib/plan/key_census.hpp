@@ -14,13 +14,21 @@
 namespace shaderbake::plan {
 
 // What `shaderbake dedupe` reports (schemas/dedupe.schema.json).
+struct AdmissionCounts {
+  uint64_t unique_exact_keys = 0;
+  uint64_t admitted_exact_keys = 0;             // the fallback route may serve them
+  std::map<std::string, uint64_t> rejections;  // admission reason -> unique exact keys
+};
+
 struct DedupeCounts {
   uint64_t draws = 0;
   uint64_t frames = 0;  // distinct frame numbers, summed over files (each file is its own session)
   uint64_t unique_exact_keys = 0;
-  uint64_t unique_fallback_families = 0;
+  uint64_t unique_fallback_families = 0;       // families of admitted programs
   uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface)
-  uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state
+  uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state, admitted programs only
+  AdmissionCounts admission;                   // over all files
+  std::vector<AdmissionCounts> admission_per_file;  // indexed like TraceReader::files()
   std::map<std::string, uint64_t> bad_records;
 };
 
@@ -46,10 +54,12 @@ class KeyCensus final : public trace::DrawConsumer {
   uint64_t draws_ = 0;
   std::vector<bool> program_drawn_;
   std::vector<bool> family_drawn_;
+  std::vector<std::unordered_set<uint32_t>> programs_per_file_;
   uint64_t programs_drawn_ = 0;
   uint64_t families_drawn_ = 0;
   std::unordered_set<uint64_t> pairs_;
   uint64_t last_pair_ = UINT64_MAX;
+  uint32_t last_pair_file_ = UINT32_MAX;
   KeyInterner pipeline_keys_;
   KeyInterner fallback_pipeline_keys_;
   // Distinct frames per file; the last (file, frame) short-cuts the common in-order case.

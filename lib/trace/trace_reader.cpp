@@ -130,7 +130,10 @@ Result<uint32_t> TraceReader::FileState::program_of(std::string_view text, size_
   });
   if (!keys) return std::move(keys).error();
   const auto program = r_.exact_keys_.intern(keys->exact_key);
-  if (program.inserted) r_.program_family_.push_back(r_.family_keys_.intern(keys->family_key).index);
+  if (program.inserted) {
+    r_.program_family_.push_back(r_.family_keys_.intern(keys->family_key).index);
+    r_.program_rejection_.push_back(std::move(keys->rejection));
+  }
   if (r_.program_texts_.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes) {
     r_.program_texts_.intern(as_bytes(text), text_hash);
     r_.program_of_text_.push_back(program.index);

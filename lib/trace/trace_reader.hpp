@@ -87,6 +87,8 @@ class TraceReader {
   const sbk_host_state& host_state(uint32_t host) const { return host_values_[host]; }
   // Family index (into family_keys()) of each program.
   const std::vector<uint32_t>& program_family() const { return program_family_; }
+  // Admission's reason for each program, empty when the fallback route may serve it.
+  const std::vector<std::string>& program_rejection() const { return program_rejection_; }
   const std::vector<FileSummary>& files() const { return files_; }
   std::map<std::string, uint64_t> bad_records() const;
 
@@ -104,6 +106,7 @@ class TraceReader {
   KeyInterner host_states_;
   std::vector<sbk_host_state> host_values_;
   std::vector<uint32_t> program_family_;
+  std::vector<std::string> program_rejection_;
 
   // Raw record texts already decoded: text -> program / host index.
   KeyInterner program_texts_;
