@@ -318,6 +318,30 @@ SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, 
  * at 256, vec4 final_c1 at 272, vec4 fog_color at 288 (colours as RGBA floats k/255), uint alpha_ref at 304. */
 SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]);
 
+
+/* ---- nv2a fallback route: admission and the runtime packet ----
+ * The ubershader of a fallback family evaluates any admitted program from a packet of static controls
+ * (uniform buffer, std140, binding SBK_NV2A_BINDING_PACKET), next to the dynamic block both routes share:
+ *   uvec4 stages[8]  rgb_inputs, rgb_outputs, alpha_inputs, alpha_outputs of each stage (zero past the count)
+ *   uvec4 control    combiner_control, final_inputs[0], final_inputs[1], alpha test function (ALWAYS when off)
+ * The family key supplies the rest (which sampler each texture stage binds). */
+#define SBK_NV2A_BINDING_PACKET 5
+#define SBK_NV2A_PACKET_SIZE 144
+
+/* Fail-closed admission to the fallback route: SBK_NV2A_OK only when the ubershader is proven to reproduce
+ * `program` (it implements every program sbk_nv2a_check_program accepts, so the reasons are the same);
+ * anything else keeps the program on its exact route, with the reason reports count. */
+SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where);
+
+/* Writes the packet of an admitted program (SBK_NV2A_PACKET_SIZE bytes, little-endian). */
+SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]);
+
+/* Rebuilds the program a packet and family key describe (normalised: the exact key of the result equals
+ * the exact key of the program that was encoded). Returns SBK_ERROR_INVALID_STATE for a family key that is
+ * not an nv2a family key of a version this header speaks. */
+SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
+                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -799,6 +823,70 @@ SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[
   sbk__put_colour(out + 272, dynamic->final_c1);
   sbk__put_colour(out + 288, dynamic->fog_color);
   out[304] = dynamic->alpha_ref;
+}
+
+
+SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where) {
+  SBK_ASSERT(program != NULL);
+  /* The ubershader implements every valid program; a feature it lacked would be refused here. */
+  return sbk_nv2a_check_program(program, where);
+}
+
+SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {
+  sbk__writer w;
+  uint32_t i, stages;
+  SBK_ASSERT(program != NULL && out != NULL);
+  w.out = out;
+  w.capacity = SBK_NV2A_PACKET_SIZE;
+  w.size = 0;
+  stages = sbk_nv2a_stage_count(program);
+  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    const int live = i < stages;
+    sbk__put_u32(&w, live ? program->rgb_inputs[i] : 0u);
+    sbk__put_u32(&w, live ? program->rgb_outputs[i] : 0u);
+    sbk__put_u32(&w, live ? program->alpha_inputs[i] : 0u);
+    sbk__put_u32(&w, live ? program->alpha_outputs[i] : 0u);
+  }
+  sbk__put_u32(&w, program->combiner_control);
+  sbk__put_u32(&w, program->final_inputs[0]);
+  sbk__put_u32(&w, program->final_inputs[1]);
+  sbk__put_u32(&w, program->alpha_test_enabled ? (program->alpha_test_func & 7u) : (uint32_t)SBK_COMPARE_ALWAYS);
+  SBK_ASSERT(w.size == SBK_NV2A_PACKET_SIZE);
+}
+
+static uint32_t sbk__get_u32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
+                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out) {
+  static const uint8_t kModeOfSampler[4] = {SBK_NV2A_TEXTURE_NONE, SBK_NV2A_TEXTURE_PROJECT2D,
+                                            SBK_NV2A_TEXTURE_PROJECT3D, SBK_NV2A_TEXTURE_CUBE};
+  uint32_t i;
+  SBK_ASSERT(packet != NULL && family_key != NULL && out != NULL);
+  if (family_key[0] != SBK_GUEST_NV2A || family_key[1] != SBK_KEY_KIND_FAMILY ||
+      (family_key[2] | ((uint32_t)family_key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
+    return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
+    if (family_key[4 + i] > SBK_SAMPLER_CUBE) return SBK_ERROR_INVALID_STATE;
+  memset(out, 0, sizeof *out);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    out->rgb_inputs[i] = sbk__get_u32(packet + 16 * i);
+    out->rgb_outputs[i] = sbk__get_u32(packet + 16 * i + 4);
+    out->alpha_inputs[i] = sbk__get_u32(packet + 16 * i + 8);
+    out->alpha_outputs[i] = sbk__get_u32(packet + 16 * i + 12);
+  }
+  out->combiner_control = sbk__get_u32(packet + 128);
+  out->final_inputs[0] = sbk__get_u32(packet + 132);
+  out->final_inputs[1] = sbk__get_u32(packet + 136);
+  out->alpha_test_func = (uint8_t)(sbk__get_u32(packet + 140) & 7u);
+  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    out->texture_modes[i] = kModeOfSampler[family_key[4 + i]];
+    out->texture_enabled[i] = family_key[4 + i] != SBK_SAMPLER_NONE;
+  }
+  return SBK_OK;
 }
 
 #ifdef __cplusplus
