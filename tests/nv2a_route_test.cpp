@@ -84,7 +84,9 @@ TEST(ExactRoute, agrees_with_the_oracle_on_random_programs_on_a_real_driver) {
 }
 
 TEST(CompileChain, every_generated_module_passes_the_spirv_val_tool) {
-  // Independent of the library's own validation: write modules out and run the spirv-val executable.
+  // Independent of the library's own validation: write modules out and run the spirv-val executable
+  // (scripts/setup installs it; a machine without it, like a bare GPU box, skips this one check).
+  if (std::system("command -v spirv-val >/dev/null 2>&1") != 0) GTEST_SKIP() << "spirv-val is not installed";
   nv2a::RandomPrograms random(env_or("SHADERBAKE_SEED", 20261129) + 1);
   std::vector<compile::CompileJob> jobs;
   for (int i = 0; i < 40; ++i) jobs.push_back({compile::ShaderStage::fragment, nv2a::emit_exact_fragment(random.program()).value()});
