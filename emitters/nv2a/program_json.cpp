@@ -20,21 +20,14 @@ constexpr std::array<std::string_view, SBK_NV2A_TEXTURE_MODE_COUNT> kTextureMode
 
 // Reads an array of at most `max` words into `out`; returns how many there were.
 Result<uint32_t> read_words(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const json::Pointer& pointer) {
-  auto arr = json::read_array(v, ctx, pointer);
-  if (!arr) return std::move(arr).error();
-  uint32_t count = 0;
-  for (auto element : *arr) {
-    value item;
-    if (auto err = element.get(item)) return ctx.json_error(err, nullptr, pointer);
-    const json::Pointer ip(pointer, count);
-    if (count == max)
-      return ctx.error(json::token_position(item), ip, "out_of_range",
-                       pointer.str() + " has more than " + std::to_string(max) + " entries");
+  auto count = json::for_each_element(v, max, ctx, pointer, [&](value& item, size_t i, const json::Pointer& ip) -> Status {
     auto word = json::read_word(item, ctx, ip);
     if (!word) return std::move(word).error();
-    out[count++] = *word;
-  }
-  return count;
+    out[i] = *word;
+    return ok_status();
+  });
+  if (!count) return std::move(count).error();
+  return static_cast<uint32_t>(*count);
 }
 
 Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, const json::Pointer& pointer) {
@@ -64,24 +57,11 @@ Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, const
 template <size_t N, class ReadOne>
 Status read_fixed_array(value& v, const RecordContext& ctx, const json::Pointer& pointer, ReadOne&& read_one) {
   const char* at = json::token_position(v);
-  auto arr = json::read_array(v, ctx, pointer);
-  if (!arr) return std::move(arr).error();
-  size_t count = 0;
-  for (auto element : *arr) {
-    value item;
-    if (auto err = element.get(item)) return ctx.json_error(err, nullptr, pointer);
-    const json::Pointer ip(pointer, count);
-    if (count == N)
-      return ctx.error(json::token_position(item), ip, "out_of_range",
-                       pointer.str() + " must have exactly " + std::to_string(N) + " entries");
-    Status s = read_one(item, count, ip);
-    if (!s) return s;
-    ++count;
-  }
-  if (count != N)
+  auto count = json::for_each_element(v, N, ctx, pointer, read_one);
+  if (!count) return std::move(count).error();
+  if (*count != N)
     return ctx.error(at, pointer, "out_of_range",
-                     pointer.str() + " has " + std::to_string(count) + " entries; it must have exactly " +
-                         std::to_string(N));
+                     pointer.str() + " has " + std::to_string(*count) + " entries; it must have exactly " + std::to_string(N));
   return ok_status();
 }
 
@@ -173,7 +153,7 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
         return ok_status();
       }
       case 6:
-        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) {
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
           return read_texture_mode(item, &p.texture_modes[k], ctx, ip);
         });
       case 7:

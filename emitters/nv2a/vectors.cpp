@@ -16,20 +16,14 @@ using json::Pointer;
 using json::RecordContext;
 
 Result<uint32_t> read_colour_array(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& p) {
-  auto arr = json::read_array(v, ctx, p);
-  if (!arr) return std::move(arr).error();
-  uint32_t n = 0;
-  for (auto element : *arr) {
-    value item;
-    if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-    const Pointer ip(p, n);
-    if (n == max)
-      return ctx.error(json::token_position(item), ip, "out_of_range", p.str() + " has more than " + std::to_string(max) + " entries");
+  auto count = json::for_each_element(v, max, ctx, p, [&](value& item, size_t i, const Pointer& ip) -> Status {
     auto w = json::read_word(item, ctx, ip);
     if (!w) return std::move(w).error();
-    out[n++] = *w;
-  }
-  return n;
+    out[i] = *w;
+    return ok_status();
+  });
+  if (!count) return std::move(count).error();
+  return static_cast<uint32_t>(*count);
 }
 
 Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Pointer& p) {
@@ -101,19 +95,15 @@ Status read_expect(value& v, VectorCase* c, const RecordContext& ctx, const Poin
   uint64_t seen = 0;
   Status s = json::for_each_field(*obj, kNames, false, ctx, p, &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
     if (i == 0) {
-      auto arr = json::read_array(f, ctx, fp);
-      if (!arr) return std::move(arr).error();
-      size_t n = 0;
-      for (auto element : *arr) {
-        value item;
-        if (auto err = element.get(item)) return ctx.json_error(err, nullptr, fp);
-        const Pointer ip(fp, n);
-        if (n == 4) return ctx.error(json::token_position(item), ip, "out_of_range", "rgba8 has more than 4 entries");
+      const char* at = json::token_position(f);
+      auto n = json::for_each_element(f, 4, ctx, fp, [&](value& item, size_t k, const Pointer& ip) -> Status {
         auto b = json::read_uint_in(item, 255, ctx, ip);
         if (!b) return std::move(b).error();
-        c->expect_rgba[n++] = static_cast<uint8_t>(*b);
-      }
-      if (n != 4) return ctx.error(json::token_position(f), fp, "out_of_range", "rgba8 must have 4 entries");
+        c->expect_rgba[k] = static_cast<uint8_t>(*b);
+        return ok_status();
+      });
+      if (!n) return std::move(n).error();
+      if (*n != 4) return ctx.error(at, fp, "out_of_range", "rgba8 must have 4 entries");
       return ok_status();
     }
     if (i == 1) {

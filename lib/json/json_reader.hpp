@@ -151,6 +151,28 @@ Status for_each_field(od::object& object, std::span<const std::string_view> name
   return ok_status();
 }
 
+// Calls `on_item(item, index, item_pointer) -> Status` for each element of an array of at most `max`
+// elements (one more is an out_of_range error at that element). Returns how many there were.
+template <class OnItem>
+Result<size_t> for_each_element(od::value& value, size_t max, const RecordContext& ctx, const Pointer& pointer,
+                                OnItem&& on_item) {
+  auto array = read_array(value, ctx, pointer);
+  if (!array) return std::move(array).error();
+  size_t count = 0;
+  for (auto element : *array) {
+    od::value item;
+    if (auto err = element.get(item)) return ctx.json_error(err, nullptr, pointer);
+    const Pointer item_pointer(pointer, count);
+    if (count == max)
+      return ctx.error(token_position(item), item_pointer, "out_of_range",
+                       pointer.str() + " has more than " + std::to_string(max) + " entries");
+    Status s = on_item(item, count, item_pointer);
+    if (!s) return std::move(s).error();
+    ++count;
+  }
+  return count;
+}
+
 // A missing_field error for the first name in `required` (indices into names) that `seen` lacks, or ok.
 Status require_fields(uint64_t seen, std::span<const std::string_view> names, std::span<const size_t> required,
                       const RecordContext& ctx, const char* at, const Pointer& pointer);

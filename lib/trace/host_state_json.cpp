@@ -171,27 +171,20 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
   Status st = json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& p) -> Status {
-    auto arr = json::read_array(f, ctx, p);
-    if (!arr) return std::move(arr).error();
     const bool bindings = i == 0;
     uint32_t* count = bindings ? &s->binding_count : &s->attribute_count;
     const uint32_t max = bindings ? SBK_MAX_VERTEX_BINDINGS : SBK_MAX_VERTEX_ATTRIBUTES;
-    for (auto element : *arr) {
-      value item;
-      if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-      const json::Pointer ip(p, *count);
+    auto n = json::for_each_element(f, max, ctx, p, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
       const char* item_at = json::token_position(item);
-      if (*count == max)
-        return ctx.error(item_at, ip, "out_of_range", p.str() + " has more than " + std::to_string(max) + " entries");
       auto item_obj = json::read_object(item, ctx, ip);
       if (!item_obj) return std::move(item_obj).error();
       uint64_t item_seen = 0;
       Status item_status = ok_status();
       if (bindings) {
-        sbk_vertex_binding* b = &s->bindings[*count];
+        sbk_vertex_binding* b = &s->bindings[k];
         item_status = json::for_each_field(*item_obj, kBindingNames, true, ctx, ip, &item_seen,
-                                           [&](size_t k, value& g, const json::Pointer& q) {
-                                             switch (k) {
+                                           [&](size_t field, value& g, const json::Pointer& q) {
+                                             switch (field) {
                                                case 0: return read_uint_into(g, 255, ctx, q, &b->binding);
                                                case 1: return read_uint_into(g, 2048, ctx, q, &b->stride);
                                                default: return read_name(g, names::input_rates(), ctx, q, &b->input_rate);
@@ -201,15 +194,15 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
           static constexpr std::array<size_t, 2> kRequired = {0, 1};
           item_status = json::require_fields(item_seen, kBindingNames, kRequired, ctx, item_at, ip);
         }
-        for (uint32_t j = 0; item_status && j < *count; ++j)
+        for (size_t j = 0; item_status && j < k; ++j)
           if (s->bindings[j].binding == b->binding)
             item_status = ctx.error(item_at, ip, "invalid_host_state",
                                     "vertex binding " + std::to_string(b->binding) + " is declared twice");
       } else {
-        sbk_vertex_attribute* a = &s->attributes[*count];
+        sbk_vertex_attribute* a = &s->attributes[k];
         item_status = json::for_each_field(
-            *item_obj, kAttributeNames, true, ctx, ip, &item_seen, [&](size_t k, value& g, const json::Pointer& q) {
-              switch (k) {
+            *item_obj, kAttributeNames, true, ctx, ip, &item_seen, [&](size_t field, value& g, const json::Pointer& q) {
+              switch (field) {
                 case 0: return read_name(g, names::vertex_semantics(), ctx, q, &a->semantic);
                 case 1: return read_uint_into(g, 255, ctx, q, &a->binding);
                 case 2: return read_name(g, names::vertex_formats(), ctx, q, &a->format);
@@ -220,15 +213,16 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
           static constexpr std::array<size_t, 4> kRequired = {0, 1, 2, 3};
           item_status = json::require_fields(item_seen, kAttributeNames, kRequired, ctx, item_at, ip);
         }
-        for (uint32_t j = 0; item_status && j < *count; ++j)
+        for (size_t j = 0; item_status && j < k; ++j)
           if (s->attributes[j].semantic == a->semantic)
             item_status = ctx.error(item_at, ip, "invalid_host_state",
                                     "vertex semantic " + names::name_of(names::vertex_semantics(), a->semantic) +
                                         " appears twice");
       }
-      if (!item_status) return item_status;
-      ++*count;
-    }
+      return item_status;
+    });
+    if (!n) return std::move(n).error();
+    *count = static_cast<uint32_t>(*n);
     return ok_status();
   });
   if (!st) return st;
@@ -275,35 +269,19 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
       case 5: return decode_stencil(f, &s, ctx, p);
       case kBlend: {
         blend_at = json::token_position(f);
-        auto arr = json::read_array(f, ctx, p);
-        if (!arr) return std::move(arr).error();
-        for (auto element : *arr) {
-          value item;
-          if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-          const json::Pointer ip(p, blend_count);
-          if (blend_count == SBK_MAX_COLOR_ATTACHMENTS)
-            return ctx.error(json::token_position(item), ip, "out_of_range",
-                             p.str() + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
-          Status b = decode_blend_attachment(item, &s.blend[blend_count], ctx, ip);
-          if (!b) return b;
-          ++blend_count;
-        }
+        auto n = json::for_each_element(f, SBK_MAX_COLOR_ATTACHMENTS, ctx, p, [&](value& item, size_t k, const json::Pointer& ip) {
+          return decode_blend_attachment(item, &s.blend[k], ctx, ip);
+        });
+        if (!n) return std::move(n).error();
+        blend_count = static_cast<uint32_t>(*n);
         return ok_status();
       }
       case kColorFormats: {
-        auto arr = json::read_array(f, ctx, p);
-        if (!arr) return std::move(arr).error();
-        for (auto element : *arr) {
-          value item;
-          if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
-          const json::Pointer ip(p, s.color_count);
-          if (s.color_count == SBK_MAX_COLOR_ATTACHMENTS)
-            return ctx.error(json::token_position(item), ip, "out_of_range",
-                             p.str() + " has more than " + std::to_string(SBK_MAX_COLOR_ATTACHMENTS) + " entries");
-          Status c = read_name(item, names::color_formats(), ctx, ip, &s.color_formats[s.color_count]);
-          if (!c) return c;
-          ++s.color_count;
-        }
+        auto n = json::for_each_element(f, SBK_MAX_COLOR_ATTACHMENTS, ctx, p, [&](value& item, size_t k, const json::Pointer& ip) {
+          return read_name(item, names::color_formats(), ctx, ip, &s.color_formats[k]);
+        });
+        if (!n) return std::move(n).error();
+        s.color_count = static_cast<uint32_t>(*n);
         return ok_status();
       }
       case 8: return read_name(f, names::depth_formats(), ctx, p, &s.depth_format);
@@ -318,17 +296,13 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
       case kVertex: return decode_vertex(f, &s, ctx, p);
       default: {
         s.dynamic_states = 0;
-        auto arr = json::read_array(f, ctx, p);
-        if (!arr) return std::move(arr).error();
-        size_t n = 0;
-        for (auto element : *arr) {
-          value item;
-          if (auto err = element.get(item)) return ctx.json_error(err, nullptr, p);
+        auto n = json::for_each_element(f, names::dynamic_states().size(), ctx, p, [&](value& item, size_t, const json::Pointer& ip) {
           uint32_t bit = 0;
-          Status d = read_name(item, names::dynamic_states(), ctx, json::Pointer(p, n++), &bit);
-          if (!d) return d;
+          Status d = read_name(item, names::dynamic_states(), ctx, ip, &bit);
           s.dynamic_states |= bit;
-        }
+          return d;
+        });
+        if (!n) return std::move(n).error();
         return ok_status();
       }
     }

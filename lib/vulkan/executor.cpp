@@ -201,6 +201,24 @@ class Runner {
   VkDeviceSize attribute_offset_ = 0;  // where binding 1 starts in vertices_
 };
 
+// Copies the top-left width x rows of the target (in TRANSFER_SRC layout) to the read-back buffer and makes
+// the copy visible to the host.
+void record_readback(VkCommandBuffer cmd, VkImage target, VkBuffer readback, uint32_t width, uint32_t rows) {
+  VkBufferImageCopy copy{};
+  copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  copy.imageExtent = {width, rows, 1};
+  vkCmdCopyImageToBuffer(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &copy);
+  VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_host.buffer = readback;
+  to_host.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
+                       nullptr);
+}
+
 Status Runner::check_cases(std::span<const DrawCase> cases) {
   const VkPhysicalDeviceLimits& limits = context_.limits();
   auto first = interface_of(cases[0], 0, limits);
@@ -776,19 +794,7 @@ Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, 
   }
   vkCmdEndRenderPass(cmd);
 
-  VkBufferImageCopy copy{};
-  copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  copy.imageExtent = {Executor::kTargetWidth, rows, 1};
-  vkCmdCopyImageToBuffer(cmd, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer.get(), 1, &copy);
-  VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  to_host.buffer = readback_.buffer.get();
-  to_host.size = VK_WHOLE_SIZE;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
-                       nullptr);
+  record_readback(cmd, target_.get(), readback_.buffer.get(), Executor::kTargetWidth, rows);
   result = vkEndCommandBuffer(cmd);
   if (result != VK_SUCCESS) return vk_call_error("vkEndCommandBuffer", result);
   return ok_status();
@@ -887,19 +893,7 @@ Status Runner::record_fill(const DrawCase& draw, bool warm_up) {
   vkCmdEndRenderPass(cmd);
 
   if (warm_up) {
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {1, 1, 1};
-    vkCmdCopyImageToBuffer(cmd, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer.get(), 1, &copy);
-    VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    to_host.buffer = readback_.buffer.get();
-    to_host.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &to_host, 0,
-                         nullptr);
+    record_readback(cmd, target_.get(), readback_.buffer.get(), 1, 1);
   } else if (timestamp_pool_) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamp_pool_.get(), 1);
   }
