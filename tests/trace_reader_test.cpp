@@ -199,6 +199,18 @@ TEST(TraceReader, a_draw_of_a_rejected_state_is_counted_as_such) {
   EXPECT_EQ(in.census.counts().draws, 0u);
 }
 
+TEST(TraceReader, crlf_line_ends_blank_lines_and_a_byte_order_mark_are_accepted) {
+  Ingest in;
+  const std::string text = "\xEF\xBB\xBF" + kCapture + "\r\n\r\n" + state("s1", program(), host()) + "\r\n   \n" +
+                           draw(1, 0, "s1") + "\r\n";
+  ASSERT_TRUE(in.read(text));
+  EXPECT_EQ(in.census.counts().draws, 1u);
+  EXPECT_TRUE(in.reader.bad_records().empty());
+  Ingest doc;
+  ASSERT_TRUE(doc.read("\xEF\xBB\xBF{\"records\": [" + kCapture + "," + state("s1", program(), host()) + "," + draw(1, 0, "s1") + "]}", true));
+  EXPECT_EQ(doc.census.counts().draws, 1u);
+}
+
 TEST(TraceReader, a_cut_off_last_line_is_a_truncated_record) {
   Ingest in;
   std::string cut = draw(1, 1, "s1");

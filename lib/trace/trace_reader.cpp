@@ -399,7 +399,10 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 Status TraceReader::read_lines(FileState& file, const char* base, size_t size, size_t readable) {
   std::vector<char> tail;
   uint64_t& line = file.lines_read();
-  for (size_t pos = 0; pos < size && !file.abandoned();) {
+  size_t start = 0;
+  // A UTF-8 byte-order mark some Windows tools write at the start of a file is not JSON: skip it.
+  if (line == 0 && size >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0) start = 3;
+  for (size_t pos = start; pos < size && !file.abandoned();) {
     const char* nl = static_cast<const char*>(std::memchr(base + pos, '\n', size - pos));
     const size_t end = nl ? static_cast<size_t>(nl - base) : size;
     ++line;
@@ -444,7 +447,9 @@ Status TraceReader::read_text(std::string_view name, std::string_view text, bool
     return e;
   };
   od::document doc;
-  if (auto err = document_parser_.iterate(padded).get(doc)) return file_error(doc_ctx.json_error(err, base, ""));
+  const size_t bom = size >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // UTF-8 byte-order mark
+  if (auto err = document_parser_.iterate(base + bom, size - bom, size + simdjson::SIMDJSON_PADDING - bom).get(doc))
+    return file_error(doc_ctx.json_error(err, base, ""));
   od::object root;
   if (auto err = doc.get_object().get(root)) return file_error(doc_ctx.json_error(err, base, ""));
   od::value records_value;
