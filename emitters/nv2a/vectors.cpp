@@ -168,7 +168,11 @@ Result<VectorFile> read_vector_file(const std::string& path) {
   if (!in) return file_error("unreadable_file", "cannot open the vector file", ErrorKind::io);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const simdjson::padded_string text(buffer.str());
+  return parse_vector_text(path, buffer.str());
+}
+
+Result<VectorFile> parse_vector_text(const std::string& path, std::string_view source) {
+  const simdjson::padded_string text(source);
   const RecordContext ctx(path, 1, 1, text.data());
 
   simdjson::ondemand::parser parser, case_parser;

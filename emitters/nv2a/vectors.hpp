@@ -37,6 +37,9 @@ struct VectorFile {
 // missing values are 0, except fog_factor 1.0. expect: rgba8 (4 bytes), discard (false), tolerance (1).
 Result<VectorFile> read_vector_file(const std::string& path);
 
+// The same, over text already in memory (`name` is used in locations).
+Result<VectorFile> parse_vector_text(const std::string& name, std::string_view text);
+
 // Does `got` satisfy the case's expectation? A discarded pixel has no colour: only discard must match.
 bool matches(const VectorCase& c, const PixelOutput& got);
 

@@ -37,6 +37,8 @@ uint64_t syntax_error_offset(std::string_view text) {
     (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     return e.byte == 0 ? 0 : e.byte - 1;
+  } catch (const std::exception&) {
+    // Valid syntax that nlohmann cannot hold (a number like 1e999): no position better than the start.
   }
   return 0;
 }
