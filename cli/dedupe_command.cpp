@@ -31,6 +31,8 @@ nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::Tra
   out["unique_fallback_families"] = c.unique_fallback_families;
   out["unique_pipeline_keys"] = c.unique_pipeline_keys;
   out["unique_fallback_pipeline_keys"] = c.unique_fallback_pipeline_keys;
+  out["unique_sources"] = c.unique_sources;
+  out["exact_keys_without_source"] = c.source_failures;
   out["admission"] = admission_json(c.admission);
   out["bad_records"] = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : c.bad_records) out["bad_records"][reason] = count;
@@ -65,6 +67,8 @@ void print_counts(const plan::DedupeCounts& c, const trace::TraceReader& reader)
   row("unique fallback families", c.unique_fallback_families);
   row("unique pipeline keys", c.unique_pipeline_keys);
   row("unique fallback pipeline keys", c.unique_fallback_pipeline_keys);
+  row("unique generated sources", c.unique_sources);
+  if (c.source_failures) row("  exact keys without source", c.source_failures);
   row("admitted exact keys", c.admission.admitted_exact_keys);
   for (const auto& [reason, count] : c.admission.rejections)
     std::printf("%-31s %12llu\n", ("  rejected " + reason).c_str(), static_cast<unsigned long long>(count));
@@ -102,7 +106,7 @@ int run_dedupe(const DedupeOptions& options) {
                    done >= total ? "\n" : "");
     };
   trace::TraceReader reader(model, reader_options, sink);
-  plan::KeyCensus census(reader);
+  plan::KeyCensus census(reader, &model);
   for (const std::string& path : options.traces) {
     Status s = reader.read_file(path, census);
     if (!s && options.strict) {

@@ -342,6 +342,12 @@ SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out
 SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
                                           const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out);
 
+
+/* Rebuilds the normalised program an exact key describes (the inverse of sbk_nv2a_encode_exact_key: encoding
+ * the result gives the same key). SBK_ERROR_INVALID_STATE when `key` is not an nv2a exact key of a schema
+ * version this header speaks. */
+SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -886,6 +892,32 @@ SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_S
     out->texture_modes[i] = kModeOfSampler[family_key[4 + i]];
     out->texture_enabled[i] = family_key[4 + i] != SBK_SAMPLER_NONE;
   }
+  return SBK_OK;
+}
+
+
+SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out) {
+  uint32_t i;
+  SBK_ASSERT(key != NULL && out != NULL);
+  if (key[0] != SBK_GUEST_NV2A || key[1] != SBK_KEY_KIND_EXACT ||
+      (key[2] | ((uint32_t)key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
+    return SBK_ERROR_INVALID_STATE;
+  memset(out, 0, sizeof *out);
+  out->combiner_control = sbk__get_u32(key + 4);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    out->rgb_inputs[i] = sbk__get_u32(key + 8 + 16 * i);
+    out->rgb_outputs[i] = sbk__get_u32(key + 12 + 16 * i);
+    out->alpha_inputs[i] = sbk__get_u32(key + 16 + 16 * i);
+    out->alpha_outputs[i] = sbk__get_u32(key + 20 + 16 * i);
+  }
+  out->final_inputs[0] = sbk__get_u32(key + 136);
+  out->final_inputs[1] = sbk__get_u32(key + 140);
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    out->texture_modes[i] = (uint8_t)(key[144 + i] & 0x1Fu);
+    out->texture_enabled[i] = key[144 + i] != SBK_NV2A_TEXTURE_NONE;
+  }
+  out->alpha_test_func = (uint8_t)(key[148] & 7u);
+  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
   return SBK_OK;
 }
 

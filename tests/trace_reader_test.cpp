@@ -131,6 +131,30 @@ TEST(TraceReader, admission_is_counted_per_trace_and_rejected_programs_get_no_fa
   EXPECT_EQ(c.admission_per_file[0].admitted_exact_keys, 1u);
 }
 
+TEST(TraceReader, programs_that_differ_only_in_a_dead_stage_share_one_generated_source) {
+  // Two stages; stage 1 writes r1, which nothing reads afterwards: its words change the key, not the shader.
+  auto two_stage = [](const std::string& dead_rgb_input) {
+    return R"({"combiner_control":"0x00000002","rgb_inputs":["0x04200000",")" + dead_rgb_input +
+           R"("],"rgb_outputs":["0x000000C0","0x000000D0"],"alpha_inputs":["0x18140000","0x00000000"],)"
+           R"("alpha_outputs":["0x000000C0","0x00000000"],"final_inputs":["0x0000000C","0x00001C00"],)"
+           R"("texture_modes":["project2d","none","none","none"],"texture_enabled":[true,false,false,false]})";
+  };
+  CollectingSink sink;
+  nv2a::Nv2aGuestModel model;
+  trace::TraceReader reader(model, {}, sink);
+  plan::KeyCensus census(reader, &model);
+  ASSERT_TRUE(reader.read_text("t.jsonl", lines({kCapture, inline_draw(1, 0, two_stage("0x04050000"), host()),
+                                                 inline_draw(1, 1, two_stage("0x08090000"), host()),
+                                                 // The one-stage program with the same live stage: same shader too.
+                                                 inline_draw(1, 2, program(), host()),
+                                                 inline_draw(1, 3, program("0x04210000"), host())}),
+                               false, census));
+  const auto c = census.counts();
+  EXPECT_EQ(c.unique_exact_keys, 4u);
+  EXPECT_EQ(c.unique_sources, 2u);
+  EXPECT_EQ(c.source_failures, 0u);
+}
+
 struct BadCase {
   const char* name;
   std::string record;

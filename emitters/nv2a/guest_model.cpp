@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "emitters/nv2a/guest_model.hpp"
 
+#include "emitters/nv2a/exact_emitter.hpp"
 #include "emitters/nv2a/program_json.hpp"
 
 namespace shaderbake::nv2a {
@@ -28,6 +29,18 @@ Status Nv2aGuestModel::check_dynamic(json::od::value& dynamic, const json::Recor
   auto decoded = nv2a::decode_dynamic(dynamic, ctx, pointer);
   if (!decoded) return std::move(decoded).error();
   return ok_status();
+}
+
+Result<std::string> Nv2aGuestModel::exact_source(std::span<const uint8_t> exact_key) const {
+  sbk_nv2a_program program{};
+  if (exact_key.size() != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(exact_key.data(), &program) != SBK_OK) {
+    Error e;
+    e.kind = ErrorKind::internal;
+    e.reason = "not_an_nv2a_exact_key";
+    e.message = "the key is not an nv2a exact key of schema version " + std::to_string(SBK_NV2A_KEY_SCHEMA_VERSION);
+    return e;
+  }
+  return emit_exact_fragment(program);
 }
 
 }  // namespace shaderbake::nv2a

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,10 @@ class GuestModel {
   // Decodes a record's "program" object and returns its canonical keys. Errors name the field.
   virtual Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
                                              const json::Pointer& pointer) const = 0;
+
+  // The generated source of the exact shader an exact key names (programs that behave alike can share
+  // one), or an error (e.g. a feature the emitter lacks). For dedupe on generated source.
+  virtual Result<std::string> exact_source(std::span<const uint8_t> exact_key) const = 0;
 
   // Checks a record's "dynamic" object (runtime values: never part of a key).
   virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,

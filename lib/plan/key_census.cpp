@@ -51,6 +51,13 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
   if (!program_drawn_[program]) {
     program_drawn_[program] = true;
     ++programs_drawn_;
+    if (model_ != nullptr) {
+      auto source = model_->exact_source(reader_.exact_keys().bytes(program));
+      if (source)
+        sources_.intern({reinterpret_cast<const uint8_t*>(source->data()), source->size()});
+      else
+        ++source_failures_;
+    }
   }
   const sbk_host_state& host_state = reader_.host_state(host);
   intern_pipeline_key(pipeline_keys_, SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state);
@@ -73,6 +80,8 @@ DedupeCounts KeyCensus::counts() const {
   c.unique_fallback_families = families_drawn_;
   c.unique_pipeline_keys = pipeline_keys_.size();
   c.unique_fallback_pipeline_keys = fallback_pipeline_keys_.size();
+  c.unique_sources = sources_.size();
+  c.source_failures = source_failures_;
   c.bad_records = reader_.bad_records();
   auto count = [&](AdmissionCounts& a, uint32_t program) {
     ++a.unique_exact_keys;

@@ -27,6 +27,8 @@ struct DedupeCounts {
   uint64_t unique_fallback_families = 0;       // families of admitted programs
   uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface)
   uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state, admitted programs only
+  uint64_t unique_sources = 0;                 // distinct generated exact fragment sources (alike programs share)
+  uint64_t source_failures = 0;                // exact keys the emitter has no source for (e.g. unimplemented modes)
   AdmissionCounts admission;                   // over all files
   std::vector<AdmissionCounts> admission_per_file;  // indexed like TraceReader::files()
   std::map<std::string, uint64_t> bad_records;
@@ -37,7 +39,9 @@ struct DedupeCounts {
 // so the per-draw cost is one hash lookup. Memory grows with unique pairs and frames, not with draws.
 class KeyCensus final : public trace::DrawConsumer {
  public:
-  explicit KeyCensus(const trace::TraceReader& reader) : reader_(reader) {}
+  // `model`, when given, generates each drawn program's exact source once, for unique_sources.
+  explicit KeyCensus(const trace::TraceReader& reader, const GuestModel* model = nullptr)
+      : reader_(reader), model_(model) {}
 
   void on_draw(const trace::DrawEvent& draw) override;
 
@@ -51,6 +55,9 @@ class KeyCensus final : public trace::DrawConsumer {
   void add_pair(uint32_t program, uint32_t host);
 
   const trace::TraceReader& reader_;
+  const GuestModel* model_;
+  KeyInterner sources_;
+  uint64_t source_failures_ = 0;
   uint64_t draws_ = 0;
   std::vector<bool> program_drawn_;
   std::vector<bool> family_drawn_;
