@@ -17,6 +17,15 @@ struct DedupeOptions {
 };
 int run_dedupe(const DedupeOptions& options);
 
+struct CompileOptions {
+  std::vector<std::string> traces;
+  std::string output = "shaderbake-modules";
+  unsigned jobs = 0;  // 0 = one per core
+  bool json = false;
+  bool strict = false;
+};
+int run_compile(const CompileOptions& options);
+
 struct CheckVectorsOptions {
   std::vector<std::string> files;
   std::string engine = "all";  // oracle | exact | fallback | all

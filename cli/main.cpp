@@ -29,6 +29,18 @@ int main(int argc, char** argv) {
   dedupe_cmd->add_flag("--json", dedupe.json, "Print one JSON object (schema: 'shaderbake schema dedupe')");
   dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
 
+  CompileOptions compile;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile",
+      "Generate and compile (in process, in parallel) the exact fragment shader of every drawn program and the "
+      "ubershader of every family of admitted programs; write validated, optimized SPIR-V modules (stored once "
+      "by content) and a manifest.json to a directory.");
+  compile_cmd->add_option("traces", compile.traces, "Trace files")->required()->check(CLI::ExistingFile);
+  compile_cmd->add_option("-o,--output", compile.output, "Output directory")->capture_default_str();
+  compile_cmd->add_option("-j,--jobs", compile.jobs, "Compile threads (default: one per core)");
+  compile_cmd->add_flag("--json", compile.json, "Print the summary as JSON");
+  compile_cmd->add_flag("--strict", compile.strict, "Stop at the first bad trace record (exit 3)");
+
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
       "check-vectors",
@@ -55,6 +67,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (*dedupe_cmd) return run_dedupe(dedupe);
+  if (*compile_cmd) return run_compile(compile);
   if (*vectors_cmd) return run_check_vectors(vectors);
   if (*schema_cmd) return run_schema(schema);
   return kExitUsage;

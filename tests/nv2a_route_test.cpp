@@ -106,6 +106,15 @@ TEST(CompileChain, every_generated_module_passes_the_spirv_val_tool) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CompileChain, the_first_compiles_of_a_process_may_run_on_many_threads_at_once) {
+  // Each test runs in its own process (gtest_discover_tests), so these are this process's first remaps:
+  // glslang's lazily filled tables once raced here and crashed.
+  nv2a::RandomPrograms random(7);
+  std::vector<compile::CompileJob> jobs;
+  for (int i = 0; i < 16; ++i) jobs.push_back({compile::ShaderStage::fragment, nv2a::emit_exact_fragment(random.program()).value()});
+  for (const auto& r : compile::compile_all(jobs, 8)) EXPECT_TRUE(r) << r.error().to_string();
+}
+
 TEST(CompileChain, is_deterministic_across_threads) {
   nv2a::RandomPrograms random(99);
   std::vector<compile::CompileJob> jobs;

@@ -2,6 +2,7 @@
 #include "emitters/nv2a/guest_model.hpp"
 
 #include "emitters/nv2a/exact_emitter.hpp"
+#include "emitters/nv2a/fallback_emitter.hpp"
 #include "emitters/nv2a/program_json.hpp"
 
 namespace shaderbake::nv2a {
@@ -41,6 +42,18 @@ Result<std::string> Nv2aGuestModel::exact_source(std::span<const uint8_t> exact_
     return e;
   }
   return emit_exact_fragment(program);
+}
+
+Result<std::string> Nv2aGuestModel::fallback_source(std::span<const uint8_t> family_key) const {
+  if (family_key.size() != SBK_NV2A_FAMILY_KEY_SIZE || family_key[0] != SBK_GUEST_NV2A ||
+      family_key[1] != SBK_KEY_KIND_FAMILY || (family_key[2] | (family_key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION) {
+    Error e;
+    e.kind = ErrorKind::internal;
+    e.reason = "not_an_nv2a_family_key";
+    e.message = "the key is not an nv2a family key of schema version " + std::to_string(SBK_NV2A_KEY_SCHEMA_VERSION);
+    return e;
+  }
+  return emit_fallback_fragment(family_key.data());
 }
 
 }  // namespace shaderbake::nv2a

@@ -18,6 +18,7 @@ class Nv2aGuestModel final : public GuestModel {
   Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
                        const json::Pointer& pointer) const override;
   Result<std::string> exact_source(std::span<const uint8_t> exact_key) const override;
+  Result<std::string> fallback_source(std::span<const uint8_t> family_key) const override;
 };
 
 }  // namespace shaderbake::nv2a

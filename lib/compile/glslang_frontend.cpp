@@ -5,6 +5,7 @@
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
 #include <glslang/SPIRV/SPVRemapper.h>
+#include <glslang/SPIRV/doc.h>
 #include <glslang/build_info.h>
 
 #include <mutex>
@@ -23,6 +24,9 @@ void initialize_glslang_once() {
   static std::once_flag once;
   std::call_once(once, [] {
     glslang::InitializeProcess();
+    // SPVRemapper fills glslang's global opcode tables on first use, unguarded: two threads remapping at
+    // once raced there and crashed. Fill them here, once, before any thread can remap.
+    spv::Parameterize();
     spv::spirvbin_t::registerErrorHandler([](const std::string& message) { throw RemapFailure{message}; });
   });
 }

@@ -57,6 +57,6 @@ Result<std::string> disassemble_spirv(const std::vector<uint32_t>& spirv) {
   return text;
 }
 
-std::string spirv_tools_version() { return spvSoftwareVersionString(); }
+std::string spirv_tools_version() { return std::string("SPIRV-Tools ") + spvSoftwareVersionString(); }
 
 }  // namespace shaderbake::compile

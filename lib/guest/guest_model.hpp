@@ -38,6 +38,9 @@ class GuestModel {
   // one), or an error (e.g. a feature the emitter lacks). For dedupe on generated source.
   virtual Result<std::string> exact_source(std::span<const uint8_t> exact_key) const = 0;
 
+  // The generated source of a fallback family's ubershader.
+  virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
+
   // Checks a record's "dynamic" object (runtime values: never part of a key).
   virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
                                const json::Pointer& pointer) const = 0;

@@ -72,6 +72,20 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
   intern_pipeline_key(fallback_pipeline_keys_, SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), host_state);
 }
 
+std::vector<uint32_t> KeyCensus::drawn_programs() const {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < program_drawn_.size(); ++i)
+    if (program_drawn_[i]) out.push_back(i);
+  return out;
+}
+
+std::vector<uint32_t> KeyCensus::drawn_families() const {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < family_drawn_.size(); ++i)
+    if (family_drawn_[i]) out.push_back(i);
+  return out;
+}
+
 DedupeCounts KeyCensus::counts() const {
   DedupeCounts c;
   c.draws = draws_;

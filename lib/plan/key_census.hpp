@@ -48,6 +48,11 @@ class KeyCensus final : public trace::DrawConsumer {
   DedupeCounts counts() const;
 
   // The exact pipeline keys and fallback pipeline keys met so far, in first-use order.
+  // Programs (indices into the reader's exact_keys()) and families (into family_keys(), admitted programs
+  // only) that at least one draw used, in first-use order.
+  std::vector<uint32_t> drawn_programs() const;
+  std::vector<uint32_t> drawn_families() const;
+
   const KeyInterner& pipeline_keys() const { return pipeline_keys_; }
   const KeyInterner& fallback_pipeline_keys() const { return fallback_pipeline_keys_; }
 

@@ -53,6 +53,20 @@ echo '{"type":"capture","format":"shaderbake-trace/1","guest":"psx"}' >"$tmp/psx
 check "an unusable file gives exit 1" test $? -eq 1
 check "the usable file still counts" test "$(json_field "$tmp/mixed.out" "d['draws']")" = "$(json_field "$tmp/tiny.json" "d['draws']")"
 
+# compile: every drawn program's exact shader and every admitted family's ubershader, validated by the
+# spirv-val tool (not the library's own validation).
+"$bin" compile -o "$tmp/mods" "$root/samples/traces/tiny.json" >"$tmp/compile.out" 2>"$tmp/compile.err"
+check "compile of tiny.json exits 0" test $? -eq 0
+check "compile writes a manifest with 3 exact and 1 fallback module" \
+  test "$(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(sorted(x['route'] for x in m['modules']))" "$tmp/mods/manifest.json")" = "['exact', 'exact', 'exact', 'fallback']"
+for spv in "$tmp"/mods/modules/*.spv; do
+  spirv-val --target-env vulkan1.0 "$spv" >/dev/null 2>&1
+  check "spirv-val accepts $(basename "$spv")" test $? -eq 0
+done
+"$bin" compile -o "$tmp/mods2" "$root/samples/traces/session_inline.jsonl" >/dev/null 2>"$tmp/compile2.err"
+check "compile with unimplemented texture modes exits 1" test $? -eq 1
+check "a failed module is reported with its key" grep -q "^error: exact key [0-9a-f]\{32\}: " "$tmp/compile2.err"
+
 # Schemas print as JSON.
 for name in trace dedupe; do
   "$bin" schema "$name" >"$tmp/$name.schema" 2>/dev/null

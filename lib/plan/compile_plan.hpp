@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/compile/spirv_module.hpp"
+#include "lib/core/key_hash.hpp"
+#include "lib/core/result.hpp"
+#include "lib/guest/guest_model.hpp"
+#include "lib/plan/key_census.hpp"
+
+namespace shaderbake::plan {
+
+// One fragment module a build needs: the exact shader of a drawn program, or the ubershader of a family
+// of admitted drawn programs.
+struct PlannedModule {
+  enum class Route : uint8_t { exact, fallback };
+  Route route = Route::exact;
+  std::vector<uint8_t> key;  // the canonical exact or family key
+  KeyHash key_hash;
+  std::string source;        // generated GLSL (empty when generation failed)
+  std::optional<compile::CompiledModule> module;
+  std::optional<Error> error;  // why there is no module: generation or compile failure, with the key's hash
+};
+
+struct CompilePlanResult {
+  std::vector<PlannedModule> modules;  // exact routes first, each route ordered by key hash: deterministic
+  uint64_t unique_sources = 0;         // distinct sources compiled (identical sources compile once)
+  uint64_t failures = 0;
+};
+
+// Generates and compiles, on `threads` threads, every module the drawn keys of `census` need. A failure
+// of one module is recorded with its key and never stops the others.
+CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
+                                        const GuestModel& model, unsigned threads);
+
+}  // namespace shaderbake::plan
