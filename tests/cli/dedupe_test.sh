@@ -28,7 +28,7 @@ check "--help lists dedupe" grep -q dedupe "$tmp/help"
 "$bin" dedupe --json "$root/samples/traces/tiny.json" >"$tmp/tiny.json" 2>"$tmp/tiny.err"
 check "tiny.json reads cleanly" test $? -eq 0
 check "tiny.json prints no diagnostics" test ! -s "$tmp/tiny.err"
-expected=$(python3 -c "import json; print(json.load(open('$root/samples/traces/tiny.expected.json'))['dedupe'])")
+expected=$(python3 -c "import json; print(json.load(open('$root/tests/cli/tiny.expected.json'))['dedupe'])")
 got=$(json_field "$tmp/tiny.json" "{k: d[k] for k in ['draws','frames','unique_exact_keys','unique_fallback_families','unique_pipeline_keys','unique_fallback_pipeline_keys']}")
 check "tiny.json counts match the hand derivation ($got vs $expected)" test "$got" = "$expected"
 
