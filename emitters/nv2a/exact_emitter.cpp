@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "emitters/nv2a/exact_emitter.hpp"
 
+#include "emitters/nv2a/program_json.hpp"
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -179,8 +181,8 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
     if (mode > SBK_NV2A_TEXTURE_CUBE && mode < SBK_NV2A_TEXTURE_MODE_COUNT) {
       Error e;
       e.reason = "texture_mode_unsupported";
-      e.message = "the exact emitter does not implement texture mode " + std::to_string(mode) + " (stage " +
-                  std::to_string(t) + ") yet";
+      e.message = "the exact emitter does not implement texture mode " +
+                  std::string(texture_mode_name(mode).value_or("?")) + " (stage " + std::to_string(t) + ") yet";
       return e;
     }
   }
