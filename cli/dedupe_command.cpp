@@ -111,7 +111,7 @@ int run_dedupe(const DedupeOptions& options) {
     Status s = reader.read_file(path, census);
     if (!s && options.strict) {
       sink.print_suppressed();
-      return s.error().kind == ErrorKind::io ? kExitBadInput : kExitBadInput;
+      return kExitBadInput;
     }
   }
   sink.print_suppressed();

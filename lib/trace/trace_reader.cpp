@@ -280,6 +280,8 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   }
 
   auto has = [&](size_t i) { return (seen >> i) & 1; };
+  // Bytes readable from a slice of this record (the record's own padding guarantee carries over).
+  auto slice_capacity = [&](std::string_view slice) { return capacity - static_cast<size_t>(slice.data() - text.data()); };
   if (!has(kType)) return bad(ctx.error(text.data(), "/type", "missing_field", "record has no \"type\""));
 
   if (type == "capture") return capture(text, format, guest, has(kFormat), has(kGuest), ctx);
@@ -305,22 +307,19 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     if (states_.count(id) != 0)
       return bad(ctx.error(at[kId], "/id", "duplicate_state_id",
                            "state id \"" + std::string(id.substr(0, 60)) + "\" is defined twice in this file; the first definition stands"));
-    StateEntry entry{false, 0, 0};
-    Error error;
-    auto program = program_of(program_text, capacity - static_cast<size_t>(program_text.data() - text.data()), ctx);
-    if (!program) error = std::move(program).error();
-    Result<uint32_t> host = Error{};
-    if (program) {
-      host = host_of(host_text, capacity - static_cast<size_t>(host_text.data() - text.data()), ctx);
-      if (!host) error = std::move(host).error();
-    }
-    if (program && host && has(kDynamic)) {
-      Status d = check_dynamic(dynamic_text, capacity - static_cast<size_t>(dynamic_text.data() - text.data()), ctx);
-      if (!d) error = std::move(d).error();
-    }
-    if (error.reason.empty()) entry = StateEntry{true, *program, *host};
+    // A bad state is remembered as bad, so that its draws count as state_rejected, not unknown_state.
+    auto decoded = [&]() -> Result<StateEntry> {
+      auto program = program_of(program_text, slice_capacity(program_text), ctx);
+      if (!program) return std::move(program).error();
+      auto host = host_of(host_text, slice_capacity(host_text), ctx);
+      if (!host) return std::move(host).error();
+      if (has(kDynamic))
+        if (Status d = check_dynamic(dynamic_text, slice_capacity(dynamic_text), ctx); !d) return std::move(d).error();
+      return StateEntry{true, *program, *host};
+    }();
+    const StateEntry entry = decoded ? *decoded : StateEntry{false, 0, 0};
     states_.emplace(std::string(id), entry);
-    if (!entry.good) return bad(std::move(error));
+    if (!entry.good) return bad(std::move(decoded).error());
     ++summary_.states;
     return ok_status();
   }
@@ -349,15 +348,15 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
         Status s = require(i, "draw (without \"state\")");
         if (!s) return bad(std::move(s).error());
       }
-      auto program = program_of(program_text, capacity - static_cast<size_t>(program_text.data() - text.data()), ctx);
+      auto program = program_of(program_text, slice_capacity(program_text), ctx);
       if (!program) return bad(std::move(program).error());
-      auto host = host_of(host_text, capacity - static_cast<size_t>(host_text.data() - text.data()), ctx);
+      auto host = host_of(host_text, slice_capacity(host_text), ctx);
       if (!host) return bad(std::move(host).error());
       event.program = *program;
       event.host = *host;
     }
     if (has(kDynamic)) {
-      Status d = check_dynamic(dynamic_text, capacity - static_cast<size_t>(dynamic_text.data() - text.data()), ctx);
+      Status d = check_dynamic(dynamic_text, slice_capacity(dynamic_text), ctx);
       if (!d) return bad(std::move(d).error());
     }
     ++summary_.draws;
