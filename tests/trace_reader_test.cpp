@@ -103,6 +103,30 @@ TEST(TraceReader, dynamic_values_ignored_words_and_disabled_modes_never_make_a_n
   EXPECT_EQ(c.unique_pipeline_keys, 1u);
 }
 
+TEST(TraceReader, every_spelling_the_format_allows_reads_to_the_same_key) {
+  // Words as integers or 0X/0x hex of any case and length, texture modes as codes, optional fields left out
+  // (their defaults), host defaults spelt out: one program, one host, one key each.
+  const std::string spelt_out = R"({"combiner_control":1,"rgb_inputs":[69206016,0],"rgb_outputs":["0XC0"],)"
+                                R"("alpha_inputs":["0x18140000"],"alpha_outputs":["0x000000c0"],"final_inputs":[12,"0x1c00"],)"
+                                R"("texture_modes":[1,0,0,"none"],"texture_enabled":[true,false,false,false],)"
+                                R"("alpha_test":{"enabled":false}})";
+  const std::string host_defaults = R"({"topology":"triangle_list","polygon_mode":"fill","cull_mode":"back",)"
+                                    R"("front_face":"counter_clockwise","samples":1,"dynamic_states":["viewport","scissor"],)"
+                                    R"("stencil":{"test":false},"blend":[{"enable":false,"write_mask":"rgba"}],)"
+                                    R"("depth":{"test":true,"write":true,"compare":"less_or_equal"},)"
+                                    R"("color_formats":["r8g8b8a8_unorm"],"depth_format":"d24_unorm_s8_uint",)"
+                                    R"("vertex":{"bindings":[{"binding":0,"stride":24}],)"
+                                    R"("attributes":[{"semantic":"texcoord0","binding":0,"format":"r32g32_sfloat","offset":16},)"
+                                    R"({"semantic":"position","binding":0,"format":"r32g32b32a32_sfloat","offset":0}]}})";
+  Ingest in;
+  ASSERT_TRUE(in.read(lines({kCapture, inline_draw(1, 0, program(), host()), inline_draw(1, 1, spelt_out, host_defaults)})));
+  EXPECT_TRUE(in.sink.entries.empty()) << in.sink.entries[0].error.to_string();
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.draws, 2u);
+  EXPECT_EQ(c.unique_exact_keys, 1u);
+  EXPECT_EQ(c.unique_pipeline_keys, 1u);
+}
+
 TEST(TraceReader, static_fields_and_host_state_make_new_keys) {
   Ingest in;
   ASSERT_TRUE(in.read(lines({kCapture, inline_draw(1, 0, program(), host()),
