@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/terminal_sink.hpp"
+#include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/plan/compile_plan.hpp"
@@ -58,15 +59,9 @@ nlohmann::ordered_json reflection_json(const compile::Reflection& r) {
 int run_compile(const CompileOptions& options) {
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::ReaderOptions reader_options;
-  reader_options.strict = options.strict;
-  trace::TraceReader reader(model, reader_options, sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
   plan::KeyCensus census(reader);
-  for (const std::string& path : options.traces) {
-    Status s = reader.read_file(path, census);
-    if (!s && options.strict) return kExitBadInput;
-  }
-  sink.print_suppressed();
+  if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
 
   const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   const auto start = std::chrono::steady_clock::now();

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include <unistd.h>
-
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/terminal_sink.hpp"
+#include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
@@ -95,26 +94,9 @@ void print_counts(const plan::DedupeCounts& c, const trace::TraceReader& reader)
 int run_dedupe(const DedupeOptions& options) {
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::ReaderOptions reader_options;
-  reader_options.strict = options.strict;
-  // A progress line on a terminal only; pipes and CI logs get none.
-  const bool show_progress = ::isatty(STDERR_FILENO) != 0;
-  if (show_progress)
-    reader_options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
-      std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", path.c_str(), total ? 100.0 * done / total : 100.0,
-                   static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20),
-                   done >= total ? "\n" : "");
-    };
-  trace::TraceReader reader(model, reader_options, sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
   plan::KeyCensus census(reader, &model);
-  for (const std::string& path : options.traces) {
-    Status s = reader.read_file(path, census);
-    if (!s && options.strict) {
-      sink.print_suppressed();
-      return kExitBadInput;
-    }
-  }
-  sink.print_suppressed();
+  if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const plan::DedupeCounts counts = census.counts();
   if (options.json) {
     std::printf("%s\n", counts_json(counts, reader).dump(2).c_str());

@@ -634,6 +634,20 @@ SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode) {
   }
 }
 
+/* The four words of every stage below the stage count (capped at 8), zeros for the others: the part of a
+ * program the exact key and the fallback packet both carry. */
+static void sbk__put_live_stage_words(sbk__writer* w, const sbk_nv2a_program* program) {
+  uint32_t i, stages = sbk_nv2a_stage_count(program);
+  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    const int live = i < stages;
+    sbk__put_u32(w, live ? program->rgb_inputs[i] : 0u);
+    sbk__put_u32(w, live ? program->rgb_outputs[i] : 0u);
+    sbk__put_u32(w, live ? program->alpha_inputs[i] : 0u);
+    sbk__put_u32(w, live ? program->alpha_outputs[i] : 0u);
+  }
+}
+
 /* Exact key layout (schema version 1), 149 bytes:
  *   0  u8  guest (SBK_GUEST_NV2A)        1  u8  kind (SBK_KEY_KIND_EXACT)     2  u16 key schema version
  *   4  u32 combiner_control
@@ -643,24 +657,16 @@ SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode) {
  * 148  u8  alpha test function (ALWAYS when the test is disabled: the same behaviour) */
 SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_EXACT_KEY_SIZE]) {
   sbk__writer w;
-  uint32_t i, stages;
+  uint32_t i;
   SBK_ASSERT(program != NULL && out != NULL);
   w.out = out;
   w.capacity = SBK_NV2A_EXACT_KEY_SIZE;
   w.size = 0;
-  stages = sbk_nv2a_stage_count(program);
-  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
   sbk__put_u8(&w, SBK_GUEST_NV2A);
   sbk__put_u8(&w, SBK_KEY_KIND_EXACT);
   sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
   sbk__put_u32(&w, program->combiner_control);
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    const int live = i < stages;
-    sbk__put_u32(&w, live ? program->rgb_inputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->rgb_outputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->alpha_inputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->alpha_outputs[i] : 0u);
-  }
+  sbk__put_live_stage_words(&w, program);
   sbk__put_u32(&w, program->final_inputs[0]);
   sbk__put_u32(&w, program->final_inputs[1]);
   for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) sbk__put_u8(&w, sbk_nv2a_effective_texture_mode(program, i));
@@ -840,20 +846,11 @@ SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const ch
 
 SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {
   sbk__writer w;
-  uint32_t i, stages;
   SBK_ASSERT(program != NULL && out != NULL);
   w.out = out;
   w.capacity = SBK_NV2A_PACKET_SIZE;
   w.size = 0;
-  stages = sbk_nv2a_stage_count(program);
-  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    const int live = i < stages;
-    sbk__put_u32(&w, live ? program->rgb_inputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->rgb_outputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->alpha_inputs[i] : 0u);
-    sbk__put_u32(&w, live ? program->alpha_outputs[i] : 0u);
-  }
+  sbk__put_live_stage_words(&w, program);
   sbk__put_u32(&w, program->combiner_control);
   sbk__put_u32(&w, program->final_inputs[0]);
   sbk__put_u32(&w, program->final_inputs[1]);

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#include "cli/trace_loading.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli/exit_codes.hpp"
+
+namespace shaderbake::cli {
+
+trace::ReaderOptions trace_reader_options(bool strict) {
+  trace::ReaderOptions options;
+  options.strict = strict;
+  if (::isatty(STDERR_FILENO) != 0)
+    options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
+      std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", path.c_str(), total ? 100.0 * done / total : 100.0,
+                   static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20),
+                   done >= total ? "\n" : "");
+    };
+  return options;
+}
+
+int read_traces(const std::vector<std::string>& paths, bool strict, trace::TraceReader& reader,
+                trace::DrawConsumer& consumer, TerminalSink& sink) {
+  for (const std::string& path : paths) {
+    const Status s = reader.read_file(path, consumer);
+    if (!s && strict) {
+      sink.print_suppressed();
+      return kExitBadInput;
+    }
+  }
+  sink.print_suppressed();
+  return kExitOk;
+}
+
+}  // namespace shaderbake::cli

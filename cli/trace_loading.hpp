@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/terminal_sink.hpp"
+#include "lib/trace/trace_reader.hpp"
+
+namespace shaderbake::cli {
+
+// Reader options every trace-reading command shares: --strict, and a progress line on a terminal only
+// (pipes and CI logs get none).
+trace::ReaderOptions trace_reader_options(bool strict);
+
+// Reads every trace into `consumer`. Returns kExitOk, or kExitBadInput when --strict stopped at a bad
+// record (already reported through the reader's sink).
+int read_traces(const std::vector<std::string>& paths, bool strict, trace::TraceReader& reader,
+                trace::DrawConsumer& consumer, TerminalSink& sink);
+
+}  // namespace shaderbake::cli
