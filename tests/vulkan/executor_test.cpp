@@ -374,3 +374,30 @@ TEST_F(VulkanExecutor, runs_without_the_validation_layer_too) {
 
 }  // namespace
 }  // namespace shaderbake::vulkan
+
+namespace shaderbake::vulkan {
+namespace {
+
+// time_fill (the fragment-cost benchmark's clock): every pixel of the target runs the program, the first
+// pixel holds its colour, and the figures it returns are ordered and positive. Times are not asserted.
+TEST_F(VulkanExecutor, time_fill_renders_the_whole_target_and_reports_ordered_figures) {
+  DrawCase draw;
+  draw.attributes = {unorm({51, 102, 153, 204})};
+  auto timing = executor_->time_fill(pipeline(kAttributeVert, kAttributeColourFrag), draw, 64, 32, 3);
+  ASSERT_TRUE(timing.ok()) << timing.error().to_string();
+  EXPECT_EQ(timing->first_pixel, (Rgba{51, 102, 153, 204}));
+  EXPECT_FALSE(timing->discarded);
+  EXPECT_GT(timing->median_ms, 0.0);
+  EXPECT_LE(timing->min_ms, timing->median_ms);
+  EXPECT_LE(timing->median_ms, timing->max_ms);
+  // A target of no pixels and zero repeats are caller mistakes, not device failures.
+  auto empty = executor_->time_fill(pipeline(kAttributeVert, kAttributeColourFrag), draw, 0, 32, 3);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().kind, ErrorKind::internal);
+  auto no_repeats = executor_->time_fill(pipeline(kAttributeVert, kAttributeColourFrag), draw, 64, 32, 0);
+  ASSERT_FALSE(no_repeats.ok());
+  EXPECT_EQ(no_repeats.error().kind, ErrorKind::internal);
+}
+
+}  // namespace
+}  // namespace shaderbake::vulkan
