@@ -35,7 +35,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
   const bool use_fallback = options.engine == "fallback" || options.engine == "all";
 
   std::unique_ptr<vulkan::Executor> executor;
-  std::unique_ptr<nv2a::RouteRunner> exact;
+  std::unique_ptr<nv2a::RouteRunner> runner;
   if (use_exact || use_fallback) {
     vulkan::ExecutorOptions executor_options;
     executor_options.device = options.device;
@@ -45,7 +45,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       return kExitToolchain;
     }
     executor = std::move(*created);
-    exact = std::make_unique<nv2a::RouteRunner>(*executor);
+    runner = std::make_unique<nv2a::RouteRunner>(*executor);
     std::fprintf(stderr, "note: running shaders on Vulkan device \"%s\"\n", executor->device_name().c_str());
   }
 
@@ -74,7 +74,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       for (const auto& [key, indices] : by_key) {
         std::vector<nv2a::PixelInputs> inputs;
         for (size_t i : indices) inputs.push_back(file->cases[i].inputs);
-        auto outputs = exact->run_exact(file->cases[indices[0]].program, inputs);
+        auto outputs = runner->run_exact(file->cases[indices[0]].program, inputs);
         for (size_t k = 0; k < indices.size(); ++k) {
           if (outputs) exact_results[indices[k]].emplace((*outputs)[k]);
           else exact_results[indices[k]].emplace(outputs.error());
@@ -100,7 +100,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
       for (const auto& [family, indices] : by_family) {
         std::vector<nv2a::ProgramCase> cases;
         for (size_t i : indices) cases.push_back({file->cases[i].program, file->cases[i].inputs});
-        auto outputs = exact->run_fallback(family, cases);
+        auto outputs = runner->run_fallback(family, cases);
         for (size_t k = 0; k < indices.size(); ++k) {
           if (outputs) fallback_results[indices[k]].emplace((*outputs)[k]);
           else fallback_results[indices[k]].emplace(outputs.error());

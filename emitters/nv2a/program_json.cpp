@@ -18,18 +18,6 @@ constexpr std::array<std::string_view, SBK_NV2A_TEXTURE_MODE_COUNT> kTextureMode
     "dot_rflct_spec",         "dot_str_3d",     "dot_str_cube",   "dependent_ar",   "dependent_gb",
     "dot_product",            "dot_rflct_spec_const"};
 
-// Reads an array of at most `max` words into `out`; returns how many there were.
-Result<uint32_t> read_words(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const json::Pointer& pointer) {
-  auto count = json::for_each_element(v, max, ctx, pointer, [&](value& item, size_t i, const json::Pointer& ip) -> Status {
-    auto word = json::read_word(item, ctx, ip);
-    if (!word) return std::move(word).error();
-    out[i] = *word;
-    return ok_status();
-  });
-  if (!count) return std::move(count).error();
-  return static_cast<uint32_t>(*count);
-}
-
 Status read_texture_mode(value& v, uint8_t* out, const RecordContext& ctx, const json::Pointer& pointer) {
   const char* at = json::token_position(v);
   json::od::json_type type;
@@ -139,14 +127,14 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
       case 4: {
         uint32_t* target = i == 1 ? p.rgb_inputs : i == 2 ? p.rgb_outputs : i == 3 ? p.alpha_inputs : p.alpha_outputs;
         stage_array_at[i - 1] = json::token_position(f);
-        auto n = read_words(f, target, SBK_NV2A_MAX_STAGES, ctx, fp);
+        auto n = json::read_words(f, target, SBK_NV2A_MAX_STAGES, ctx, fp);
         if (!n) return std::move(n).error();
         stage_array_count[i - 1] = *n;
         return ok_status();
       }
       case 5: {
         const char* fat = json::token_position(f);
-        auto n = read_words(f, p.final_inputs, 2, ctx, fp);
+        auto n = json::read_words(f, p.final_inputs, 2, ctx, fp);
         if (!n) return std::move(n).error();
         if (*n != 2)
           return ctx.error(fat, fp, "out_of_range", fp.str() + " must have exactly 2 entries (the two final combiner words)");
@@ -194,7 +182,7 @@ Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx
   uint64_t seen = 0;
   Status s = json::for_each_field(*obj, kNames, false, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
     if (i <= 1) {
-      auto n = read_words(f, i == 0 ? d.c0 : d.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
+      auto n = json::read_words(f, i == 0 ? d.c0 : d.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
       if (!n) return std::move(n).error();
       return ok_status();
     }

@@ -15,17 +15,6 @@ using json::od::value;
 using json::Pointer;
 using json::RecordContext;
 
-Result<uint32_t> read_colour_array(value& v, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& p) {
-  auto count = json::for_each_element(v, max, ctx, p, [&](value& item, size_t i, const Pointer& ip) -> Status {
-    auto w = json::read_word(item, ctx, ip);
-    if (!w) return std::move(w).error();
-    out[i] = *w;
-    return ok_status();
-  });
-  if (!count) return std::move(count).error();
-  return static_cast<uint32_t>(*count);
-}
-
 Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Pointer& p) {
   const char* at = json::token_position(v);
   json::od::json_type type;
@@ -61,7 +50,7 @@ Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Po
       case 0: return word_into(&in->v0);
       case 1: return word_into(&in->v1);
       case 2: {
-        auto n = read_colour_array(f, in->textures.data(), SBK_NV2A_TEXTURE_STAGES, ctx, fp);
+        auto n = json::read_words(f, in->textures.data(), SBK_NV2A_TEXTURE_STAGES, ctx, fp);
         if (!n) return std::move(n).error();
         return ok_status();
       }
@@ -69,7 +58,7 @@ Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Po
       case 4: return read_fog_factor(f, &in->fog_factor, ctx, fp);
       case 5:
       case 6: {
-        auto n = read_colour_array(f, i == 5 ? in->dynamic.c0 : in->dynamic.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
+        auto n = json::read_words(f, i == 5 ? in->dynamic.c0 : in->dynamic.c1, SBK_NV2A_MAX_STAGES, ctx, fp);
         if (!n) return std::move(n).error();
         return ok_status();
       }

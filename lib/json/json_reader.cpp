@@ -192,6 +192,17 @@ Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Poi
                    "field " + pointer.str() + " must be a \"0x\" hex string or an integer");
 }
 
+Result<uint32_t> read_words(od::value& value, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& pointer) {
+  auto count = for_each_element(value, max, ctx, pointer, [&](od::value& item, size_t i, const Pointer& item_pointer) -> Status {
+    auto word = read_word(item, ctx, item_pointer);
+    if (!word) return std::move(word).error();
+    out[i] = *word;
+    return ok_status();
+  });
+  if (!count) return std::move(count).error();
+  return static_cast<uint32_t>(*count);
+}
+
 Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
   const char* at = token_position(value);
   od::json_type type;
@@ -211,15 +222,10 @@ Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer&
       return ok_status();
     }
     case od::json_type::array: {
-      auto arr = read_array(value, ctx, pointer);
-      if (!arr) return std::move(arr).error();
-      size_t i = 0;
-      for (auto element : *arr) {
-        od::value child;
-        if (auto err = element.get(child)) return ctx.json_error(err, at, pointer);
-        auto s = skip_validated(child, ctx, Pointer(pointer, i++));
-        if (!s) return s;
-      }
+      auto count = for_each_element(value, SIZE_MAX, ctx, pointer, [&](od::value& child, size_t, const Pointer& child_pointer) {
+        return skip_validated(child, ctx, child_pointer);
+      });
+      if (!count) return std::move(count).error();
       return ok_status();
     }
     case od::json_type::string: {

@@ -82,6 +82,9 @@ Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContex
 // A 32-bit hardware word or colour: a "0x" hex string of 1-8 digits (either case) or an integer.
 Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
+// An array of at most `max` 32-bit words (read_word each) into out[0..]; returns how many there were.
+Result<uint32_t> read_words(od::value& value, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& pointer);
+
 // Walks a value of any shape to its end, so malformed JSON inside fields a reader ignores is still caught.
 Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
