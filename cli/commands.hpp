@@ -23,8 +23,29 @@ struct CompileOptions {
   unsigned jobs = 0;  // 0 = one per core
   bool json = false;
   bool strict = false;
+  std::string cache_dir;  // artifact cache; empty = cache::default_directory()
+  bool no_cache = false;
 };
 int run_compile(const CompileOptions& options);
+
+struct CachePruneOptions {
+  std::string max_size;   // bytes, or with a K/M/G/T suffix (powers of 1024)
+  std::string cache_dir;  // empty = cache::default_directory()
+  bool json = false;
+};
+int run_cache_prune(const CachePruneOptions& options);
+
+struct BuildOptions {
+  std::vector<std::string> traces;
+  std::string output;     // the bundle file
+  std::string report;     // optional: the build report as JSON
+  unsigned jobs = 0;      // 0 = one per core
+  std::string cache_dir;  // artifact cache; empty = cache::default_directory()
+  bool no_cache = false;
+  bool json = false;
+  bool strict = false;
+};
+int run_build(const BuildOptions& options);
 
 struct CheckVectorsOptions {
   std::vector<std::string> files;

@@ -40,6 +40,31 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-j,--jobs", compile.jobs, "Compile threads (default: one per core)");
   compile_cmd->add_flag("--json", compile.json, "Print the summary as JSON");
   compile_cmd->add_flag("--strict", compile.strict, "Stop at the first bad trace record (exit 3)");
+  compile_cmd->add_option("--cache-dir", compile.cache_dir,
+                          "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, else $XDG_CACHE_HOME/shaderbake, "
+                          "else ~/.cache/shaderbake)");
+  compile_cmd->add_flag("--no-cache", compile.no_cache, "Compile everything; neither read nor write the artifact cache");
+
+  BuildOptions build;
+  CLI::App* build_cmd = app.add_subcommand(
+      "build",
+      "Build a bundle from traces: every drawn program's exact shader, an ubershader per family of admitted "
+      "programs, and a complete pipeline recipe per pipeline key, validated, deduplicated by content and "
+      "compressed with a dictionary trained on the bundle's own modules. Compiled modules are kept in an "
+      "artifact cache, so a rebuild compiles only what changed. Same traces -> byte-identical bundle at any -j.");
+  build_cmd->add_option("traces", build.traces, "Trace files (.jsonl streamed, .json document form)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  build_cmd->add_option("-o,--output", build.output, "The bundle to write (written to a temporary file, then renamed)")
+      ->required();
+  build_cmd->add_option("-j,--jobs", build.jobs, "Compile threads (default: one per core)");
+  build_cmd->add_option("--report", build.report, "Also write the build report (coverage inputs, failures) as JSON");
+  build_cmd->add_option("--cache-dir", build.cache_dir,
+                        "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, $XDG_CACHE_HOME/shaderbake or "
+                        "~/.cache/shaderbake)");
+  build_cmd->add_flag("--no-cache", build.no_cache, "Compile everything; neither read nor write the artifact cache");
+  build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
+  build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");
 
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
@@ -60,6 +85,17 @@ int main(int argc, char** argv) {
   CLI::App* schema_cmd = app.add_subcommand("schema", "Print a JSON Schema of a shaderbake format.");
   schema_cmd->add_option("name", schema.name, "trace | dedupe")->required();
 
+  CachePruneOptions cache_prune;
+  CLI::App* cache_cmd = app.add_subcommand("cache", "Manage the artifact cache of compiled modules.");
+  cache_cmd->require_subcommand(1);
+  CLI::App* cache_prune_cmd = cache_cmd->add_subcommand(
+      "prune", "Remove least recently used cache entries until the cache is at most --max-size, and stale "
+               "temporary files; nothing else in the directory is touched.");
+  cache_prune_cmd->add_option("--max-size", cache_prune.max_size, "Size to keep: bytes, or 100K, 500M, 2G, 1T (powers of 1024)")
+      ->required();
+  cache_prune_cmd->add_option("--cache-dir", cache_prune.cache_dir, "Cache directory (default: as for compile)");
+  cache_prune_cmd->add_flag("--json", cache_prune.json, "Print the summary as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -68,7 +104,9 @@ int main(int argc, char** argv) {
   }
   if (*dedupe_cmd) return run_dedupe(dedupe);
   if (*compile_cmd) return run_compile(compile);
+  if (*build_cmd) return run_build(build);
   if (*vectors_cmd) return run_check_vectors(vectors);
   if (*schema_cmd) return run_schema(schema);
+  if (*cache_prune_cmd) return run_cache_prune(cache_prune);
   return kExitUsage;
 }

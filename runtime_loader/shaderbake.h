@@ -39,7 +39,12 @@ typedef enum sbk_result {
   SBK_OK = 0,
   SBK_NOT_FOUND = 1,              /* a normal, positive answer of a probe */
   SBK_ERROR_INVALID_STATE = -1,   /* a state field is out of range or inconsistent */
-  SBK_ERROR_BUFFER_TOO_SMALL = -2 /* the caller's output buffer cannot hold the result */
+  SBK_ERROR_BUFFER_TOO_SMALL = -2, /* the caller's output buffer cannot hold the result */
+  SBK_ERROR_NOT_A_BUNDLE = -3,     /* the bytes do not start with the bundle magic */
+  SBK_ERROR_VERSION = -4,          /* a bundle format major, guest model or key schema this header does not speak */
+  SBK_ERROR_CORRUPT = -5,          /* a size, offset, checksum or record of the bundle is wrong (or truncated) */
+  SBK_ERROR_IO = -6,               /* the file cannot be opened, sized or mapped */
+  SBK_ERROR_OUT_OF_MEMORY = -7     /* a decompression context could not be allocated */
 } sbk_result;
 
 /* A short, static, human-readable name for a result code. Never NULL. */
@@ -348,6 +353,194 @@ SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_S
  * version this header speaks. */
 SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out);
 
+
+/* ---- bundle loader (format v1; schemas/bundle.md is the normative byte layout) -----------------------
+ * A bundle holds, for the keys a build met: specializations (exact key -> exact fragment module, or why
+ * there is none, and the admission result), fallback families (family key -> ubershader module) and
+ * pipelines (pipeline key -> complete recipe: vertex + fragment module, layout contract; the host state is
+ * the key's own bytes). Modules are zstd frames, stored once by content.
+ *
+ * Opening validates the header and the section table only: O(1) in the bundle's size. Every other offset
+ * and size is checked when it is used, so a truncated or corrupt bundle gives SBK_ERROR_CORRUPT (or, for
+ * damage inside the hash index itself, a miss), never an out-of-bounds read. A hit is always confirmed by
+ * comparing the full key bytes and the record's checksum: a wrong hit needs a 64-bit checksum collision on
+ * top of a damaged file. sbk_bundle_check_sections verifies every section checksum (O(size)) for callers
+ * that want corruption found up front.
+ *
+ * Thread-safety: an open bundle is immutable; every function taking a const sbk_bundle* may run on any
+ * number of threads at once. Probes allocate nothing and change nothing. */
+
+#define SBK_BUNDLE_FORMAT_MAJOR 1
+#define SBK_BUNDLE_FORMAT_MINOR 0
+#define SBK_BUNDLE_HEADER_SIZE 64
+#define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
+#define SBK_BUNDLE_MAX_SECTIONS 64
+#define SBK_BUNDLE_RECORD_HEADER_SIZE 32
+#define SBK_BUNDLE_MODULE_ENTRY_SIZE 32
+#define SBK_BUNDLE_INDEX_ENTRY_SIZE 32
+#define SBK_BUNDLE_LAYOUT_SIZE 272
+#define SBK_BUNDLE_MAX_DIRECTORY_BITS 24
+#define SBK_MAX_LAYOUT_BINDINGS 16
+#define SBK_NO_MODULE 0xFFFFFFFFu
+
+/* Section types. Types this header does not know are skipped (a later minor version may add some). */
+typedef enum sbk_section_type {
+  SBK_SECTION_META = 1,         /* JSON text: generator, guest, toolchain fingerprint, emitter versions */
+  SBK_SECTION_INDEX = 2,        /* hash directory + sorted entries, searched in place */
+  SBK_SECTION_RECORDS = 3,      /* one record per entry: fields + the full canonical key */
+  SBK_SECTION_MODULES = 4,      /* module table: where each zstd frame is, its raw size and checksum */
+  SBK_SECTION_MODULE_DATA = 5,  /* the zstd frames */
+  SBK_SECTION_DICTIONARY = 6,   /* zstd dictionary trained on the bundle's own modules (optional) */
+  SBK_SECTION_LAYOUTS = 7,      /* pipeline layout contracts */
+  SBK_SECTION_REPORT = 8,       /* build report: one zstd frame of JSON */
+  SBK_SECTION_DRIVER_CACHE = 9, /* VkPipelineCache blobs per device (optional) */
+  SBK_SECTION_TYPE_COUNT = 10
+} sbk_section_type;
+
+/* Why an entry has no module (SBK_STATUS_READY: it has one). */
+enum { SBK_STATUS_READY = 0, SBK_STATUS_GENERATION_FAILED = 1, SBK_STATUS_COMPILE_FAILED = 2 };
+
+/* An open bundle. Fields are private: read them through the functions below. */
+typedef struct sbk_bundle {
+  const uint8_t* data;
+  uint64_t size;
+  void* mapping; /* non-NULL when sbk_bundle_open_file mapped the file */
+  uint64_t mapping_size;
+  uint64_t section_offset[SBK_SECTION_TYPE_COUNT];
+  uint64_t section_size[SBK_SECTION_TYPE_COUNT];
+  uint32_t entry_count;
+  uint32_t directory_bits;
+  uint32_t module_count;
+  uint32_t layout_count;
+  uint16_t format_minor;
+  uint16_t key_schema;
+  uint8_t guest;
+  uint8_t toolchain_digest[16];
+} sbk_bundle;
+
+/* One entry found by a probe (or enumerated). `key` points into the bundle and lives as long as it. */
+typedef struct sbk_entry {
+  uint32_t index;           /* position in the index, for sbk_bundle_entry_at */
+  uint32_t kind;            /* SBK_KEY_KIND_EXACT (specialization), _FAMILY or _PIPELINE */
+  const uint8_t* key;
+  uint32_t key_size;
+  uint32_t status;          /* SBK_STATUS_*: READY when fragment_module is set */
+  uint32_t fragment_module; /* module index, or SBK_NO_MODULE */
+  uint32_t vertex_module;   /* pipelines: module index; otherwise SBK_NO_MODULE */
+  uint32_t layout;          /* pipelines: layout index; otherwise 0 */
+  uint32_t rejection;       /* specializations: the guest's admission reason (0 = admitted to a family) */
+} sbk_entry;
+
+typedef struct sbk_module_info {
+  uint32_t stage;      /* VkShaderStageFlagBits: 1 vertex, 16 fragment */
+  uint32_t raw_size;   /* bytes of SPIR-V sbk_bundle_read_module writes */
+  uint32_t compressed_size;
+} sbk_module_info;
+
+/* A pipeline layout contract: descriptor set 0 and the push-constant range. Descriptor types and stage
+ * flags are Vulkan's numbers (VkDescriptorType, VkShaderStageFlags). */
+typedef struct sbk_layout_binding {
+  uint32_t binding, descriptor_type, descriptor_count, stage_flags;
+} sbk_layout_binding;
+
+typedef struct sbk_layout {
+  uint32_t binding_count;
+  uint32_t push_constant_size;
+  uint32_t push_constant_stages;
+  sbk_layout_binding bindings[SBK_MAX_LAYOUT_BINDINGS]; /* ascending binding numbers */
+} sbk_layout;
+
+/* Borrows `size` bytes at `data` (8-byte aligned; they must outlive the bundle). Validates the header and
+ * section table. SBK_ERROR_NOT_A_BUNDLE, SBK_ERROR_VERSION (another format major, guest model or key schema)
+ * or SBK_ERROR_CORRUPT otherwise; on error `bundle` is left closed. */
+SBK_API sbk_result sbk_bundle_open_memory(sbk_bundle* bundle, const void* data, size_t size);
+
+/* Maps a file read-only (POSIX mmap; a heap copy elsewhere) and opens it as above. SBK_ERROR_IO when the
+ * file cannot be opened or mapped. */
+SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path);
+
+/* Unmaps what sbk_bundle_open_file mapped. Safe on a closed or zeroed bundle. */
+SBK_API void sbk_bundle_close(sbk_bundle* bundle);
+
+/* Verifies the checksum of every section: O(bundle size). SBK_ERROR_CORRUPT on the first mismatch. */
+SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle);
+
+SBK_API uint32_t sbk_bundle_entry_count(const sbk_bundle* bundle);
+SBK_API uint32_t sbk_bundle_module_count(const sbk_bundle* bundle);
+SBK_API uint32_t sbk_bundle_layout_count(const sbk_bundle* bundle);
+SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle);
+
+/* Bytes and size of a section (NULL and 0 when absent). */
+SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out);
+
+/* Looks up a canonical key (any kind). SBK_OK fills `entry`; SBK_NOT_FOUND is the normal miss;
+ * SBK_ERROR_CORRUPT when a candidate's record is damaged. No allocation, no side effect. */
+SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry);
+
+/* The index-th entry, in index order (for listing and verification). */
+SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry);
+
+SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info);
+
+/* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
+ * its checksum. `zstd_dctx` is an optional ZSTD_DCtx* of the caller's (reused across calls, one per
+ * thread); with NULL the call allocates one for itself. *size_out gets the raw size (also on
+ * SBK_ERROR_BUFFER_TOO_SMALL). */
+SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
+                                          size_t* size_out, void* zstd_dctx);
+
+SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out);
+
+/* Decompresses the build report (JSON text, not NUL-terminated) into `out`; sizing works like
+ * sbk_bundle_read_module. SBK_NOT_FOUND when the bundle has no report. */
+SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, size_t capacity, size_t* size_out);
+
+/* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
+ * *consumed gets its length. SBK_ERROR_INVALID_STATE unless the bytes are exactly what the encoder writes
+ * for the decoded state (so a damaged encoding is refused rather than half-read). */
+SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed);
+
+/* Splits a pipeline key into its route, fragment key (pointing into `key`) and decoded host state. */
+SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
+                                           const uint8_t** fragment_key, size_t* fragment_key_size,
+                                           sbk_host_state* host);
+
+/* ---- optional Vulkan helpers: define SHADERBAKE_VULKAN and include vulkan.h first ----
+ * Fill create-info structures from a recipe. The storage struct owns every array and struct the create
+ * info points to: keep it alive (and unmoved) until vkCreateGraphicsPipelines returns. Viewport and
+ * scissor are always dynamic (a recipe has no values for them), on top of the key's dynamic states. The
+ * create info renders with dynamic rendering (VkPipelineRenderingCreateInfo in pNext, formats from the
+ * key); to use a render pass instead, set renderPass/subpass and clear pNext. Vertex attribute locations
+ * are the semantic numbers (sbk_vertex_semantic), as the bundle's vertex modules read them. */
+#ifdef SHADERBAKE_VULKAN
+typedef struct sbk_vk_pipeline_storage {
+  VkPipelineShaderStageCreateInfo stages[2];
+  VkVertexInputBindingDescription bindings[SBK_MAX_VERTEX_BINDINGS];
+  VkVertexInputAttributeDescription attributes[SBK_MAX_VERTEX_ATTRIBUTES];
+  VkPipelineVertexInputStateCreateInfo vertex_input;
+  VkPipelineInputAssemblyStateCreateInfo input_assembly;
+  VkPipelineViewportStateCreateInfo viewport;
+  VkPipelineRasterizationStateCreateInfo raster;
+  VkPipelineMultisampleStateCreateInfo multisample;
+  VkPipelineDepthStencilStateCreateInfo depth_stencil;
+  VkPipelineColorBlendAttachmentState blend_attachments[SBK_MAX_COLOR_ATTACHMENTS];
+  VkPipelineColorBlendStateCreateInfo blend;
+  VkDynamicState dynamic_list[16];
+  VkPipelineDynamicStateCreateInfo dynamic;
+  VkFormat color_formats[SBK_MAX_COLOR_ATTACHMENTS];
+  VkPipelineRenderingCreateInfo rendering;
+} sbk_vk_pipeline_storage;
+
+SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule vertex, VkShaderModule fragment,
+                                  VkPipelineLayout layout, sbk_vk_pipeline_storage* storage,
+                                  VkGraphicsPipelineCreateInfo* out);
+
+/* Descriptor set 0 of a layout contract (no immutable samplers). `bindings` has SBK_MAX_LAYOUT_BINDINGS
+ * entries and must outlive the create call. */
+SBK_API void sbk_vk_fill_set_layout(const sbk_layout* layout, VkDescriptorSetLayoutBinding* bindings,
+                                    VkDescriptorSetLayoutCreateInfo* out);
+#endif /* SHADERBAKE_VULKAN */
+
 #ifdef __cplusplus
 }
 #endif
@@ -359,8 +552,17 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
 #ifndef SHADERBAKE_IMPLEMENTATION_DONE
 #define SHADERBAKE_IMPLEMENTATION_DONE
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#include <zstd.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #ifndef SBK_ASSERT
 #include <assert.h>
@@ -377,6 +579,11 @@ SBK_API const char* sbk_result_name(sbk_result result) {
     case SBK_NOT_FOUND: return "not found";
     case SBK_ERROR_INVALID_STATE: return "invalid state";
     case SBK_ERROR_BUFFER_TOO_SMALL: return "buffer too small";
+    case SBK_ERROR_NOT_A_BUNDLE: return "not a shaderbake bundle";
+    case SBK_ERROR_VERSION: return "unsupported bundle version, guest model or key schema";
+    case SBK_ERROR_CORRUPT: return "corrupt or truncated bundle";
+    case SBK_ERROR_IO: return "I/O error";
+    case SBK_ERROR_OUT_OF_MEMORY: return "out of memory";
   }
   return "unknown result";
 }
@@ -917,6 +1124,638 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
   out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
   return SBK_OK;
 }
+
+
+/* ---- bundle loader ---- */
+
+static uint64_t sbk__get_u64(const uint8_t* p) {
+  return (uint64_t)sbk__get_u32(p) | ((uint64_t)sbk__get_u32(p + 4) << 32);
+}
+
+static uint32_t sbk__get_u16(const uint8_t* p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
+
+static const uint8_t sbk__bundle_magic[8] = {0x89, 'S', 'B', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
+
+/* Bounds test without overflow: does [offset, offset + size) lie inside [0, limit)? */
+static int sbk__fits(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+static uint64_t sbk__align8(uint64_t v) { return (v + 7u) & ~(uint64_t)7u; }
+
+/* Bytes of the index section before its entries: the 16-byte header and the directory. */
+static uint64_t sbk__index_prefix_size(uint32_t directory_bits) {
+  return 16u + sbk__align8(4u * (((uint64_t)1 << directory_bits) + 1u));
+}
+
+static const uint8_t* sbk__section_bytes(const sbk_bundle* b, uint32_t type) {
+  return b->data + b->section_offset[type];
+}
+
+/* The header check: XXH3-64 of the section table, seeded with XXH3-64 of the header's first 56 bytes. */
+static uint64_t sbk__header_check(const uint8_t* data, uint32_t header_size, uint32_t section_count) {
+  return XXH3_64bits_withSeed(data + header_size, (size_t)section_count * SBK_BUNDLE_SECTION_ENTRY_SIZE,
+                              XXH3_64bits(data, 56));
+}
+
+/* Checks the parts of the header and section table open relies on. Sections a later minor version adds
+ * are bounds-checked and skipped. */
+static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t size) {
+  uint32_t header_size, section_count, i, j;
+  uint64_t table_end;
+  memset(b, 0, sizeof *b);
+  if (size < 8 || memcmp(data, sbk__bundle_magic, 8) != 0) return SBK_ERROR_NOT_A_BUNDLE;
+  if (size < SBK_BUNDLE_HEADER_SIZE) return SBK_ERROR_CORRUPT;
+  if (sbk__get_u16(data + 8) != SBK_BUNDLE_FORMAT_MAJOR) return SBK_ERROR_VERSION;
+  header_size = sbk__get_u32(data + 12);
+  section_count = sbk__get_u32(data + 24);
+  if (header_size < SBK_BUNDLE_HEADER_SIZE || header_size % 8u != 0 || section_count > SBK_BUNDLE_MAX_SECTIONS)
+    return SBK_ERROR_CORRUPT;
+  if (sbk__get_u64(data + 16) != size) return SBK_ERROR_CORRUPT; /* truncated, or trailing bytes */
+  table_end = (uint64_t)header_size + (uint64_t)section_count * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+  if (table_end > size) return SBK_ERROR_CORRUPT;
+  if (sbk__header_check(data, header_size, section_count) != sbk__get_u64(data + 56)) return SBK_ERROR_CORRUPT;
+  b->data = data;
+  b->size = size;
+  b->format_minor = (uint16_t)sbk__get_u16(data + 10);
+  memcpy(b->toolchain_digest, data + 32, 16);
+  b->guest = data[48];
+  b->key_schema = (uint16_t)sbk__get_u16(data + 50);
+  if (b->guest != SBK_GUEST_NV2A || b->key_schema != SBK_NV2A_KEY_SCHEMA_VERSION) return SBK_ERROR_VERSION;
+  for (i = 0; i < section_count; ++i) {
+    const uint8_t* e = data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+    const uint32_t type = sbk__get_u32(e);
+    const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
+    if (offset < table_end || offset % 8u != 0 || !sbk__fits(offset, length, size)) return SBK_ERROR_CORRUPT;
+    for (j = 0; j < i; ++j) { /* sections never overlap */
+      const uint8_t* o = data + header_size + (uint64_t)j * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+      const uint64_t o_offset = sbk__get_u64(o + 8), o_length = sbk__get_u64(o + 16);
+      if (sbk__get_u32(o) == type) return SBK_ERROR_CORRUPT; /* a type appears once */
+      if (offset < o_offset + o_length && o_offset < offset + length) return SBK_ERROR_CORRUPT;
+    }
+    if (type == 0) return SBK_ERROR_CORRUPT;
+    if (type < SBK_SECTION_TYPE_COUNT) {
+      b->section_offset[type] = offset;
+      b->section_size[type] = length;
+    }
+  }
+  {
+    const uint32_t required[] = {SBK_SECTION_META, SBK_SECTION_INDEX, SBK_SECTION_RECORDS, SBK_SECTION_MODULES,
+                                 SBK_SECTION_MODULE_DATA, SBK_SECTION_LAYOUTS};
+    for (i = 0; i < sizeof required / sizeof required[0]; ++i)
+      if (b->section_offset[required[i]] == 0) return SBK_ERROR_CORRUPT;
+  }
+  {
+    /* Fixed-size tables: their headers say how many rows, and the section is exactly that long. */
+    const uint8_t* index = sbk__section_bytes(b, SBK_SECTION_INDEX);
+    const uint8_t* modules = sbk__section_bytes(b, SBK_SECTION_MODULES);
+    const uint8_t* layouts = sbk__section_bytes(b, SBK_SECTION_LAYOUTS);
+    if (b->section_size[SBK_SECTION_INDEX] < 16 || b->section_size[SBK_SECTION_MODULES] < 8 ||
+        b->section_size[SBK_SECTION_LAYOUTS] < 8)
+      return SBK_ERROR_CORRUPT;
+    b->entry_count = sbk__get_u32(index);
+    b->directory_bits = sbk__get_u32(index + 4);
+    if (b->directory_bits > SBK_BUNDLE_MAX_DIRECTORY_BITS) return SBK_ERROR_CORRUPT;
+    if (b->section_size[SBK_SECTION_INDEX] !=
+        sbk__index_prefix_size(b->directory_bits) + (uint64_t)b->entry_count * SBK_BUNDLE_INDEX_ENTRY_SIZE)
+      return SBK_ERROR_CORRUPT;
+    b->module_count = sbk__get_u32(modules);
+    if (b->section_size[SBK_SECTION_MODULES] != 8u + (uint64_t)b->module_count * SBK_BUNDLE_MODULE_ENTRY_SIZE)
+      return SBK_ERROR_CORRUPT;
+    b->layout_count = sbk__get_u32(layouts);
+    if (b->section_size[SBK_SECTION_LAYOUTS] != 8u + (uint64_t)b->layout_count * SBK_BUNDLE_LAYOUT_SIZE)
+      return SBK_ERROR_CORRUPT;
+  }
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_bundle_open_memory(sbk_bundle* bundle, const void* data, size_t size) {
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && (data != NULL || size == 0));
+  if (data == NULL) {
+    memset(bundle, 0, sizeof *bundle);
+    return SBK_ERROR_NOT_A_BUNDLE;
+  }
+  r = sbk__open_checked(bundle, (const uint8_t*)data, (uint64_t)size);
+  if (r != SBK_OK) memset(bundle, 0, sizeof *bundle);
+  return r;
+}
+
+SBK_API void sbk_bundle_close(sbk_bundle* bundle) {
+  SBK_ASSERT(bundle != NULL);
+#if defined(__unix__) || defined(__APPLE__)
+  if (bundle->mapping != NULL) munmap(bundle->mapping, (size_t)bundle->mapping_size);
+#else
+  free(bundle->mapping);
+#endif
+  memset(bundle, 0, sizeof *bundle);
+}
+
+SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path) {
+  sbk_result r;
+  void* mapping = NULL;
+  uint64_t size = 0;
+  SBK_ASSERT(bundle != NULL && path != NULL);
+  memset(bundle, 0, sizeof *bundle);
+#if defined(__unix__) || defined(__APPLE__)
+  {
+    struct stat st;
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) return SBK_ERROR_IO;
+    if (fstat(fd, &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+      close(fd);
+      return SBK_ERROR_IO;
+    }
+    if (st.st_size == 0) { /* mmap refuses empty files; an empty file is simply not a bundle */
+      close(fd);
+      return SBK_ERROR_NOT_A_BUNDLE;
+    }
+    size = (uint64_t)st.st_size;
+    mapping = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (mapping == MAP_FAILED) return SBK_ERROR_IO;
+  }
+#else
+  {
+    FILE* f = fopen(path, "rb");
+    long end = -1;
+    if (f == NULL) return SBK_ERROR_IO;
+    if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0) {
+      fclose(f);
+      return end == 0 ? SBK_ERROR_NOT_A_BUNDLE : SBK_ERROR_IO;
+    }
+    size = (uint64_t)end;
+    mapping = malloc((size_t)size);
+    if (mapping == NULL || fread(mapping, 1, (size_t)size, f) != (size_t)size) {
+      free(mapping);
+      fclose(f);
+      return SBK_ERROR_IO;
+    }
+    fclose(f);
+  }
+#endif
+  r = sbk__open_checked(bundle, (const uint8_t*)mapping, size);
+  if (r != SBK_OK) {
+    bundle->mapping = mapping;
+    bundle->mapping_size = size;
+    sbk_bundle_close(bundle);
+    return r;
+  }
+  bundle->mapping = mapping;
+  bundle->mapping_size = size;
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle) {
+  const uint32_t header_size = sbk__get_u32(bundle->data + 12);
+  const uint32_t count = sbk__get_u32(bundle->data + 24);
+  uint32_t i;
+  SBK_ASSERT(bundle != NULL && bundle->data != NULL);
+  for (i = 0; i < count; ++i) {
+    const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+    const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
+    if (XXH3_64bits(bundle->data + offset, (size_t)length) != sbk__get_u64(e + 24)) return SBK_ERROR_CORRUPT;
+  }
+  return SBK_OK;
+}
+
+SBK_API uint32_t sbk_bundle_entry_count(const sbk_bundle* bundle) { return bundle->entry_count; }
+SBK_API uint32_t sbk_bundle_module_count(const sbk_bundle* bundle) { return bundle->module_count; }
+SBK_API uint32_t sbk_bundle_layout_count(const sbk_bundle* bundle) { return bundle->layout_count; }
+SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle) { return bundle->format_minor; }
+
+SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out) {
+  SBK_ASSERT(bundle != NULL && size_out != NULL);
+  *size_out = 0;
+  if ((uint32_t)type >= SBK_SECTION_TYPE_COUNT || bundle->section_offset[type] == 0) return NULL;
+  *size_out = bundle->section_size[type];
+  return sbk__section_bytes(bundle, type);
+}
+
+/* Reads index entry `i` into `entry`: the record it points at is bounds-checked, its checksum verified and
+ * its references range-checked. The key compare is the caller's. */
+static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* entry) {
+  const uint8_t* e = sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
+                     (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+  const uint64_t offset = sbk__get_u64(e + 16);
+  const uint32_t size = sbk__get_u32(e + 24);
+  const uint8_t* r;
+  if (offset % 8u != 0 || size < SBK_BUNDLE_RECORD_HEADER_SIZE + 2u ||
+      !sbk__fits(offset, size, b->section_size[SBK_SECTION_RECORDS]))
+    return SBK_ERROR_CORRUPT;
+  r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + offset;
+  if (sbk__get_u32(r + 8) != size - SBK_BUNDLE_RECORD_HEADER_SIZE) return SBK_ERROR_CORRUPT;
+  if (XXH3_64bits(r + 8, size - 8u) != sbk__get_u64(r)) return SBK_ERROR_CORRUPT;
+  entry->index = i;
+  entry->key = r + SBK_BUNDLE_RECORD_HEADER_SIZE;
+  entry->key_size = size - SBK_BUNDLE_RECORD_HEADER_SIZE;
+  entry->kind = entry->key[1];
+  entry->status = sbk__get_u32(r + 12);
+  entry->fragment_module = sbk__get_u32(r + 16);
+  entry->vertex_module = sbk__get_u32(r + 20);
+  entry->layout = sbk__get_u32(r + 24);
+  entry->rejection = sbk__get_u32(r + 28);
+  if (entry->kind < SBK_KEY_KIND_EXACT || entry->kind > SBK_KEY_KIND_PIPELINE) return SBK_ERROR_CORRUPT;
+  if (entry->fragment_module != SBK_NO_MODULE && entry->fragment_module >= b->module_count) return SBK_ERROR_CORRUPT;
+  if (entry->vertex_module != SBK_NO_MODULE && entry->vertex_module >= b->module_count) return SBK_ERROR_CORRUPT;
+  if ((entry->status == SBK_STATUS_READY) != (entry->fragment_module != SBK_NO_MODULE)) return SBK_ERROR_CORRUPT;
+  if (entry->kind == SBK_KEY_KIND_PIPELINE &&
+      (entry->vertex_module == SBK_NO_MODULE || entry->fragment_module == SBK_NO_MODULE ||
+       entry->layout >= b->layout_count))
+    return SBK_ERROR_CORRUPT;
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry) {
+  SBK_ASSERT(bundle != NULL && entry != NULL);
+  if (index >= bundle->entry_count) return SBK_NOT_FOUND;
+  return sbk__load_entry(bundle, index, entry);
+}
+
+SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
+  const uint8_t* index;
+  const uint8_t* entries;
+  sbk_key_hash h;
+  uint64_t bucket;
+  uint32_t first, last, i;
+  sbk_result damaged = SBK_NOT_FOUND;
+  SBK_ASSERT(bundle != NULL && key != NULL && entry != NULL);
+  if (bundle->entry_count == 0) return SBK_NOT_FOUND;
+  index = sbk__section_bytes(bundle, SBK_SECTION_INDEX);
+  entries = index + sbk__index_prefix_size(bundle->directory_bits);
+  h = sbk_hash_key(key, key_size);
+  /* The directory maps the top `directory_bits` bits of the hash's high half to the first entry of that
+   * bucket; entries are sorted by (high, low), so a bucket is a short contiguous run. */
+  bucket = bundle->directory_bits ? h.high >> (64u - bundle->directory_bits) : 0u;
+  first = sbk__get_u32(index + 16 + 4u * bucket);
+  last = sbk__get_u32(index + 16 + 4u * (bucket + 1u));
+  if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
+  for (i = first; i < last; ++i) {
+    const uint8_t* e = entries + (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+    sbk_result r;
+    if (sbk__get_u64(e + 8) != h.high || sbk__get_u64(e) != h.low) continue;
+    r = sbk__load_entry(bundle, i, entry);
+    if (r != SBK_OK) {
+      damaged = r; /* a damaged candidate: keep looking, report it only if nothing else matches */
+      continue;
+    }
+    if (entry->key_size == key_size && memcmp(entry->key, key, key_size) == 0) return SBK_OK;
+  }
+  return damaged;
+}
+
+static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
+  return sbk__section_bytes(b, SBK_SECTION_MODULES) + 8u + (uint64_t)module * SBK_BUNDLE_MODULE_ENTRY_SIZE;
+}
+
+SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
+  const uint8_t* e;
+  SBK_ASSERT(bundle != NULL && info != NULL);
+  if (module >= bundle->module_count) return SBK_NOT_FOUND;
+  e = sbk__module_entry(bundle, module);
+  info->compressed_size = sbk__get_u32(e + 8);
+  info->raw_size = sbk__get_u32(e + 12);
+  info->stage = sbk__get_u32(e + 24);
+  if (!sbk__fits(sbk__get_u64(e), info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
+    return SBK_ERROR_CORRUPT;
+  return SBK_OK;
+}
+
+/* Decompresses one zstd frame of exactly `raw_size` bytes into `out`, with the bundle's dictionary when
+ * `use_dictionary`. The frame must decode to exactly raw_size bytes. */
+static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_t src_size, void* out,
+                                  size_t raw_size, int use_dictionary, void* caller_dctx) {
+  ZSTD_DCtx* dctx = (ZSTD_DCtx*)caller_dctx;
+  size_t n;
+  const void* dict = NULL;
+  size_t dict_size = 0;
+  if (use_dictionary) {
+    if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+    dict = sbk__section_bytes(b, SBK_SECTION_DICTIONARY);
+    dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
+  }
+  if (dctx == NULL) {
+    dctx = ZSTD_createDCtx();
+    if (dctx == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  }
+  n = ZSTD_decompress_usingDict(dctx, out, raw_size, src, src_size, dict, dict_size);
+  if (caller_dctx == NULL) ZSTD_freeDCtx(dctx);
+  return (!ZSTD_isError(n) && n == raw_size) ? SBK_OK : SBK_ERROR_CORRUPT;
+}
+
+SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
+                                          size_t* size_out, void* zstd_dctx) {
+  sbk_module_info info;
+  const uint8_t* e;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  *size_out = 0;
+  r = sbk_bundle_module_info(bundle, module, &info);
+  if (r != SBK_OK) return r;
+  e = sbk__module_entry(bundle, module);
+  *size_out = info.raw_size;
+  if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
+  if (sbk__get_u32(e + 28) > 1u || info.raw_size == 0) return SBK_ERROR_CORRUPT; /* flags: bit 0 dictionary */
+  r = sbk__decompress(bundle, sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
+                      info.compressed_size, out, info.raw_size, (int)(sbk__get_u32(e + 28) & 1u), zstd_dctx);
+  if (r != SBK_OK) return r;
+  return XXH3_64bits(out, info.raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
+}
+
+SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out) {
+  const uint8_t* p;
+  uint32_t i;
+  SBK_ASSERT(bundle != NULL && out != NULL);
+  if (layout >= bundle->layout_count) return SBK_NOT_FOUND;
+  p = sbk__section_bytes(bundle, SBK_SECTION_LAYOUTS) + 8u + (uint64_t)layout * SBK_BUNDLE_LAYOUT_SIZE;
+  memset(out, 0, sizeof *out);
+  out->binding_count = sbk__get_u32(p);
+  out->push_constant_size = sbk__get_u32(p + 4);
+  out->push_constant_stages = sbk__get_u32(p + 8);
+  if (out->binding_count > SBK_MAX_LAYOUT_BINDINGS || sbk__get_u32(p + 12) != 0) return SBK_ERROR_CORRUPT;
+  for (i = 0; i < out->binding_count; ++i) {
+    const uint8_t* q = p + 16u + 16u * i;
+    out->bindings[i].binding = sbk__get_u32(q);
+    out->bindings[i].descriptor_type = sbk__get_u32(q + 4);
+    out->bindings[i].descriptor_count = sbk__get_u32(q + 8);
+    out->bindings[i].stage_flags = sbk__get_u32(q + 12);
+    if (i > 0 && out->bindings[i].binding <= out->bindings[i - 1].binding) return SBK_ERROR_CORRUPT;
+  }
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, size_t capacity, size_t* size_out) {
+  const uint8_t* src;
+  unsigned long long raw;
+  SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  *size_out = 0;
+  if (bundle->section_offset[SBK_SECTION_REPORT] == 0) return SBK_NOT_FOUND;
+  src = sbk__section_bytes(bundle, SBK_SECTION_REPORT);
+  raw = ZSTD_getFrameContentSize(src, (size_t)bundle->section_size[SBK_SECTION_REPORT]);
+  if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (unsigned long long)SIZE_MAX ||
+      raw > 0xFFFFFFFFull)
+    return SBK_ERROR_CORRUPT;
+  *size_out = (size_t)raw;
+  if ((size_t)raw > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
+  return sbk__decompress(bundle, src, (size_t)bundle->section_size[SBK_SECTION_REPORT], out, (size_t)raw, 0, NULL);
+}
+
+/* Bounded little-endian reader: reads past the end set `failed` and return zero. */
+typedef struct sbk__reader {
+  const uint8_t* p;
+  size_t size;
+  size_t at;
+  int failed;
+} sbk__reader;
+
+static uint32_t sbk__take_u8(sbk__reader* r) {
+  if (r->at >= r->size) {
+    r->failed = 1;
+    return 0;
+  }
+  return r->p[r->at++];
+}
+
+static uint32_t sbk__take_u32(sbk__reader* r) {
+  uint32_t v = sbk__take_u8(r);
+  v |= sbk__take_u8(r) << 8;
+  v |= sbk__take_u8(r) << 16;
+  v |= sbk__take_u8(r) << 24;
+  return v;
+}
+
+static void sbk__take_stencil_face(sbk__reader* r, sbk_stencil_face* f) {
+  f->fail_op = (uint8_t)sbk__take_u8(r);
+  f->pass_op = (uint8_t)sbk__take_u8(r);
+  f->depth_fail_op = (uint8_t)sbk__take_u8(r);
+  f->compare_op = (uint8_t)sbk__take_u8(r);
+  f->compare_mask = sbk__take_u32(r);
+  f->write_mask = sbk__take_u32(r);
+  f->reference = sbk__take_u32(r);
+}
+
+SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed) {
+  sbk__reader r;
+  uint32_t i;
+  uint8_t check[SBK_HOST_STATE_MAX_SIZE];
+  size_t check_size = 0;
+  SBK_ASSERT(bytes != NULL && out != NULL && consumed != NULL);
+  *consumed = 0;
+  memset(out, 0, sizeof *out);
+  r.p = bytes;
+  r.size = size;
+  r.at = 0;
+  r.failed = 0;
+  out->topology = (uint8_t)sbk__take_u8(&r);
+  out->polygon_mode = (uint8_t)sbk__take_u8(&r);
+  out->cull_mode = (uint8_t)sbk__take_u8(&r);
+  out->front_face = (uint8_t)sbk__take_u8(&r);
+  out->depth_test = (uint8_t)sbk__take_u8(&r);
+  out->depth_write = (uint8_t)sbk__take_u8(&r);
+  out->depth_compare = (uint8_t)sbk__take_u8(&r);
+  out->stencil_test = (uint8_t)sbk__take_u8(&r);
+  sbk__take_stencil_face(&r, &out->stencil_front);
+  sbk__take_stencil_face(&r, &out->stencil_back);
+  out->color_count = sbk__take_u8(&r);
+  if (out->color_count > SBK_MAX_COLOR_ATTACHMENTS) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->color_count; ++i) {
+    sbk_blend_attachment* b = &out->blend[i];
+    out->color_formats[i] = sbk__take_u32(&r);
+    b->enable = (uint8_t)sbk__take_u8(&r);
+    b->src_color = (uint8_t)sbk__take_u8(&r);
+    b->dst_color = (uint8_t)sbk__take_u8(&r);
+    b->color_op = (uint8_t)sbk__take_u8(&r);
+    b->src_alpha = (uint8_t)sbk__take_u8(&r);
+    b->dst_alpha = (uint8_t)sbk__take_u8(&r);
+    b->alpha_op = (uint8_t)sbk__take_u8(&r);
+    b->write_mask = (uint8_t)sbk__take_u8(&r);
+  }
+  out->depth_format = sbk__take_u32(&r);
+  out->samples = sbk__take_u8(&r);
+  out->dynamic_states = sbk__take_u32(&r);
+  out->binding_count = sbk__take_u8(&r);
+  if (out->binding_count > SBK_MAX_VERTEX_BINDINGS) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->binding_count; ++i) {
+    out->bindings[i].binding = sbk__take_u32(&r);
+    out->bindings[i].stride = sbk__take_u32(&r);
+    out->bindings[i].input_rate = sbk__take_u8(&r);
+  }
+  out->attribute_count = sbk__take_u8(&r);
+  if (out->attribute_count > SBK_MAX_VERTEX_ATTRIBUTES) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->attribute_count; ++i) {
+    out->attributes[i].semantic = sbk__take_u8(&r);
+    out->attributes[i].binding = sbk__take_u8(&r);
+    out->attributes[i].format = sbk__take_u32(&r);
+    out->attributes[i].offset = sbk__take_u32(&r);
+  }
+  if (r.failed) return SBK_ERROR_INVALID_STATE;
+  /* Canonical or nothing: the encoder must give back exactly these bytes. */
+  if (sbk_encode_host_state(out, check, sizeof check, &check_size) != SBK_OK || check_size != r.at ||
+      memcmp(check, bytes, r.at) != 0)
+    return SBK_ERROR_INVALID_STATE;
+  *consumed = r.at;
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
+                                           const uint8_t** fragment_key, size_t* fragment_key_size,
+                                           sbk_host_state* host) {
+  size_t length, consumed = 0;
+  SBK_ASSERT(key != NULL && route != NULL && fragment_key != NULL && fragment_key_size != NULL && host != NULL);
+  if (key_size < 6 || key[0] != SBK_GUEST_NONE || key[1] != SBK_KEY_KIND_PIPELINE || key[3] != 1u ||
+      (key[2] != SBK_ROUTE_EXACT && key[2] != SBK_ROUTE_FALLBACK))
+    return SBK_ERROR_INVALID_STATE;
+  length = sbk__get_u16(key + 4);
+  if (length > key_size - 6) return SBK_ERROR_INVALID_STATE;
+  if (sbk_decode_host_state(key + 6 + length, key_size - 6 - length, host, &consumed) != SBK_OK ||
+      6 + length + consumed != key_size)
+    return SBK_ERROR_INVALID_STATE;
+  *route = key[2];
+  *fragment_key = key + 6;
+  *fragment_key_size = length;
+  return SBK_OK;
+}
+
+#ifdef SHADERBAKE_VULKAN
+SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule vertex, VkShaderModule fragment,
+                                  VkPipelineLayout layout, sbk_vk_pipeline_storage* s,
+                                  VkGraphicsPipelineCreateInfo* out) {
+  uint32_t i, n = 0;
+  static const VkDynamicState known[9] = {
+      VK_DYNAMIC_STATE_VIEWPORT,          VK_DYNAMIC_STATE_SCISSOR,          VK_DYNAMIC_STATE_LINE_WIDTH,
+      VK_DYNAMIC_STATE_DEPTH_BIAS,        VK_DYNAMIC_STATE_BLEND_CONSTANTS,  VK_DYNAMIC_STATE_DEPTH_BOUNDS,
+      VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK, VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, VK_DYNAMIC_STATE_STENCIL_REFERENCE};
+  SBK_ASSERT(host != NULL && s != NULL && out != NULL);
+  memset(s, 0, sizeof *s);
+  for (i = 0; i < 2; ++i) {
+    s->stages[i].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    s->stages[i].pName = "main";
+  }
+  s->stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  s->stages[0].module = vertex;
+  s->stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  s->stages[1].module = fragment;
+
+  for (i = 0; i < host->binding_count; ++i) {
+    s->bindings[i].binding = host->bindings[i].binding;
+    s->bindings[i].stride = host->bindings[i].stride;
+    s->bindings[i].inputRate = (VkVertexInputRate)host->bindings[i].input_rate;
+  }
+  for (i = 0; i < host->attribute_count; ++i) {
+    s->attributes[i].location = host->attributes[i].semantic;
+    s->attributes[i].binding = host->attributes[i].binding;
+    s->attributes[i].format = (VkFormat)host->attributes[i].format;
+    s->attributes[i].offset = host->attributes[i].offset;
+  }
+  s->vertex_input.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
+  s->vertex_input.vertexBindingDescriptionCount = host->binding_count;
+  s->vertex_input.pVertexBindingDescriptions = s->bindings;
+  s->vertex_input.vertexAttributeDescriptionCount = host->attribute_count;
+  s->vertex_input.pVertexAttributeDescriptions = s->attributes;
+
+  s->input_assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
+  s->input_assembly.topology = (VkPrimitiveTopology)host->topology;
+
+  s->viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
+  s->viewport.viewportCount = 1;
+  s->viewport.scissorCount = 1;
+
+  s->raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
+  s->raster.polygonMode = (VkPolygonMode)host->polygon_mode;
+  s->raster.cullMode = (VkCullModeFlags)host->cull_mode;
+  s->raster.frontFace = (VkFrontFace)host->front_face;
+  s->raster.lineWidth = 1.0f;
+
+  s->multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
+  s->multisample.rasterizationSamples = (VkSampleCountFlagBits)host->samples;
+
+  s->depth_stencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO;
+  s->depth_stencil.depthTestEnable = host->depth_test;
+  s->depth_stencil.depthWriteEnable = host->depth_write;
+  s->depth_stencil.depthCompareOp = (VkCompareOp)host->depth_compare;
+  s->depth_stencil.stencilTestEnable = host->stencil_test;
+  {
+    const sbk_stencil_face* faces[2] = {&host->stencil_front, &host->stencil_back};
+    VkStencilOpState* targets[2] = {&s->depth_stencil.front, &s->depth_stencil.back};
+    for (i = 0; i < 2; ++i) {
+      targets[i]->failOp = (VkStencilOp)faces[i]->fail_op;
+      targets[i]->passOp = (VkStencilOp)faces[i]->pass_op;
+      targets[i]->depthFailOp = (VkStencilOp)faces[i]->depth_fail_op;
+      targets[i]->compareOp = (VkCompareOp)faces[i]->compare_op;
+      targets[i]->compareMask = faces[i]->compare_mask;
+      targets[i]->writeMask = faces[i]->write_mask;
+      targets[i]->reference = faces[i]->reference;
+    }
+  }
+  s->depth_stencil.maxDepthBounds = 1.0f;
+
+  for (i = 0; i < host->color_count; ++i) {
+    const sbk_blend_attachment* b = &host->blend[i];
+    VkPipelineColorBlendAttachmentState* a = &s->blend_attachments[i];
+    a->blendEnable = b->enable;
+    a->srcColorBlendFactor = (VkBlendFactor)b->src_color;
+    a->dstColorBlendFactor = (VkBlendFactor)b->dst_color;
+    a->colorBlendOp = (VkBlendOp)b->color_op;
+    a->srcAlphaBlendFactor = (VkBlendFactor)b->src_alpha;
+    a->dstAlphaBlendFactor = (VkBlendFactor)b->dst_alpha;
+    a->alphaBlendOp = (VkBlendOp)b->alpha_op;
+    a->colorWriteMask = b->write_mask;
+    s->color_formats[i] = (VkFormat)host->color_formats[i];
+  }
+  s->blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
+  s->blend.attachmentCount = host->color_count;
+  s->blend.pAttachments = s->blend_attachments;
+
+  s->dynamic_list[n++] = VK_DYNAMIC_STATE_VIEWPORT;
+  s->dynamic_list[n++] = VK_DYNAMIC_STATE_SCISSOR;
+  for (i = 2; i < 9; ++i)
+    if (host->dynamic_states & (1u << i)) s->dynamic_list[n++] = known[i];
+  s->dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
+  s->dynamic.dynamicStateCount = n;
+  s->dynamic.pDynamicStates = s->dynamic_list;
+
+  s->rendering.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO;
+  s->rendering.colorAttachmentCount = host->color_count;
+  s->rendering.pColorAttachmentFormats = s->color_formats;
+  s->rendering.depthAttachmentFormat =
+      sbk__format_has_depth(host->depth_format) ? (VkFormat)host->depth_format : VK_FORMAT_UNDEFINED;
+  s->rendering.stencilAttachmentFormat =
+      sbk__format_has_stencil(host->depth_format) ? (VkFormat)host->depth_format : VK_FORMAT_UNDEFINED;
+
+  memset(out, 0, sizeof *out);
+  out->sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+  out->pNext = &s->rendering;
+  out->stageCount = 2;
+  out->pStages = s->stages;
+  out->pVertexInputState = &s->vertex_input;
+  out->pInputAssemblyState = &s->input_assembly;
+  out->pViewportState = &s->viewport;
+  out->pRasterizationState = &s->raster;
+  out->pMultisampleState = &s->multisample;
+  out->pDepthStencilState = host->depth_format != 0u ? &s->depth_stencil : NULL;
+  out->pColorBlendState = &s->blend;
+  out->pDynamicState = &s->dynamic;
+  out->layout = layout;
+  out->basePipelineIndex = -1;
+}
+
+SBK_API void sbk_vk_fill_set_layout(const sbk_layout* layout, VkDescriptorSetLayoutBinding* bindings,
+                                    VkDescriptorSetLayoutCreateInfo* out) {
+  uint32_t i;
+  SBK_ASSERT(layout != NULL && bindings != NULL && out != NULL && layout->binding_count <= SBK_MAX_LAYOUT_BINDINGS);
+  for (i = 0; i < layout->binding_count; ++i) {
+    memset(&bindings[i], 0, sizeof bindings[i]);
+    bindings[i].binding = layout->bindings[i].binding;
+    bindings[i].descriptorType = (VkDescriptorType)layout->bindings[i].descriptor_type;
+    bindings[i].descriptorCount = layout->bindings[i].descriptor_count;
+    bindings[i].stageFlags = layout->bindings[i].stage_flags;
+  }
+  memset(out, 0, sizeof *out);
+  out->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  out->bindingCount = layout->binding_count;
+  out->pBindings = bindings;
+}
+#endif /* SHADERBAKE_VULKAN */
 
 #ifdef __cplusplus
 }

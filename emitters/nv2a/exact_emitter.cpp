@@ -298,4 +298,18 @@ std::string emit_vertex_shader(uint32_t mask, uint32_t varyings) {
   return out;
 }
 
+uint32_t fragment_varyings(const compile::Reflection& fragment) {
+  uint32_t varyings = 0;
+  for (const compile::Reflection::Variable& v : fragment.inputs)
+    if (v.location < 7) varyings |= 1u << v.location;
+  return varyings;
+}
+
+std::vector<uint32_t> attribute_locations(uint32_t varyings) {
+  std::vector<uint32_t> locations;
+  for (uint32_t l = 0; l < 7; ++l)
+    if ((varyings >> l) & 1) locations.push_back(l + 1);  // varying l carries semantic (= location) l + 1
+  return locations;
+}
+
 }  // namespace shaderbake::nv2a

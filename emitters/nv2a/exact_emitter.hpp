@@ -2,7 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
 
@@ -38,5 +40,10 @@ inline constexpr uint32_t kAllVaryings = 0x7F;
 
 // The semantic mask of a host state's vertex attributes.
 uint32_t vertex_semantic_mask(const sbk_host_state& host);
+
+// The fragment input locations (bit l for location l, 0-6) a compiled fragment module reads.
+uint32_t fragment_varyings(const compile::Reflection& fragment);
+// The vertex attribute locations (= semantics) that feed those varyings, ascending.
+std::vector<uint32_t> attribute_locations(uint32_t varyings);
 
 }  // namespace shaderbake::nv2a

@@ -56,4 +56,24 @@ Result<std::string> Nv2aGuestModel::fallback_source(std::span<const uint8_t> fam
   return emit_fallback_fragment(family_key.data());
 }
 
+std::string Nv2aGuestModel::exact_emitter_id() const { return "nv2a-exact/" + std::to_string(kExactEmitterVersion); }
+
+std::string Nv2aGuestModel::fallback_emitter_id() const {
+  return "nv2a-fallback/" + std::to_string(kFallbackEmitterVersion);
+}
+
+Result<std::string> Nv2aGuestModel::vertex_source(const sbk_host_state& host,
+                                                  const compile::Reflection& fragment) const {
+  return emit_vertex_shader(vertex_semantic_mask(host), fragment_varyings(fragment));
+}
+
+std::string Nv2aGuestModel::vertex_emitter_id() const { return "nv2a-vertex/" + std::to_string(kExactEmitterVersion); }
+
+uint32_t Nv2aGuestModel::rejection_code(std::string_view reason) const {
+  if (reason.empty()) return SBK_NV2A_OK;
+  for (uint32_t r = 1; r < SBK_NV2A_REASON_COUNT; ++r)
+    if (reason == sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(r))) return r;
+  return UINT32_MAX;
+}
+
 }  // namespace shaderbake::nv2a

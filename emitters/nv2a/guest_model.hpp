@@ -19,6 +19,11 @@ class Nv2aGuestModel final : public GuestModel {
                        const json::Pointer& pointer) const override;
   Result<std::string> exact_source(std::span<const uint8_t> exact_key) const override;
   Result<std::string> fallback_source(std::span<const uint8_t> family_key) const override;
+  std::string exact_emitter_id() const override;
+  std::string fallback_emitter_id() const override;
+  Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const override;
+  std::string vertex_emitter_id() const override;
+  uint32_t rejection_code(std::string_view reason) const override;
 };
 
 }  // namespace shaderbake::nv2a

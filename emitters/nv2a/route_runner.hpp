@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "emitters/nv2a/exact_emitter.hpp"
 #include "emitters/nv2a/oracle.hpp"
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
@@ -51,10 +52,5 @@ class RouteRunner {
 // semantic locations, one 1x1 texture per sampler binding the fragment module declares, and the dynamic
 // block. Shared by every route, so the exact and the fallback route are fed identically.
 vulkan::DrawCase draw_case_for(const PixelInputs& inputs, const compile::Reflection& fragment);
-
-// The fragment input locations (bit per location 0-6) a fragment module reads, and the vertex input
-// locations that feed them (varying l comes from the semantic at location l + 1).
-uint32_t fragment_varyings(const compile::Reflection& fragment);
-std::vector<uint32_t> attribute_locations(uint32_t varyings);
 
 }  // namespace shaderbake::nv2a

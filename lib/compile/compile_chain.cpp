@@ -32,7 +32,8 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) 
   return module;
 }
 
-std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads) {
+std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
+                                                ModuleStore* store) {
   // Unique work first, by (stage, source), in first-seen order.
   std::map<std::pair<ShaderStage, std::string_view>, size_t> unique_index;
   std::vector<size_t> job_to_unique(jobs.size());
@@ -45,8 +46,18 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
   std::vector<std::optional<Result<CompiledModule>>> unique_results(unique_jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t u = next++; u < unique_jobs.size(); u = next++)
-      unique_results[u].emplace(compile_glsl(jobs[unique_jobs[u]].stage, jobs[unique_jobs[u]].source));
+    for (size_t u = next++; u < unique_jobs.size(); u = next++) {
+      const CompileJob& job = jobs[unique_jobs[u]];
+      if (store) {
+        if (std::optional<CompiledModule> found = store->find(job)) {
+          unique_results[u].emplace(std::move(*found));
+          continue;
+        }
+      }
+      Result<CompiledModule> compiled = compile_glsl(job.stage, job.source);
+      if (store && compiled) store->put(job, *compiled);
+      unique_results[u].emplace(std::move(compiled));
+    }
   };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, unique_jobs.size())));

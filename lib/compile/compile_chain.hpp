@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,12 +21,30 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source);
 struct CompileJob {
   ShaderStage stage = ShaderStage::fragment;
   std::string source;
+  // The emitter and version that generated `source` ("nv2a-exact/1"). It does not change what is compiled;
+  // a ModuleStore files the artifact under it (part of the artifact's identity, DESIGN.md §7).
+  std::string emitter_id;
+};
+
+// Where compile_all looks for a module before compiling it and puts what it compiled: the artifact cache
+// (lib/cache) implements it, so lib/compile knows nothing of files. Both functions are called from several
+// compile threads at once. `find` returns a module only when it is exactly what compile_glsl gives for the
+// job (same words, same reflection), else nullopt; `put` must never fail the compile (a store that cannot
+// keep a module reports that its own way).
+class ModuleStore {
+ public:
+  virtual ~ModuleStore() = default;
+  virtual std::optional<CompiledModule> find(const CompileJob& job) = 0;
+  virtual void put(const CompileJob& job, const CompiledModule& module) = 0;
 };
 
 // Compiles every job on `threads` threads (0 = hardware concurrency). Identical (stage, source) pairs are
-// compiled once. Results come back in job order whatever order the threads finish in; a failure of one job
-// never stops the others.
-std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads);
+// compiled once (and looked up / stored once, under the first such job's emitter id). With a `store`, each
+// unique job is first looked up there; a module it lacks is compiled and put. Results come back in job
+// order whatever order the threads finish in, identical with and without a store; a failure of one job
+// never stops the others (failures are not stored).
+std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
+                                                ModuleStore* store = nullptr);
 
 // The versions of every tool whose output reaches an artifact, and the chain's options: part of every
 // compiled artifact's identity.

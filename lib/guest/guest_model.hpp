@@ -7,8 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
+#include "runtime_loader/shaderbake.h"
 
 namespace shaderbake {
 
@@ -40,6 +42,20 @@ class GuestModel {
 
   // The generated source of a fallback family's ubershader.
   virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
+
+  // The emitter and version behind exact_source / fallback_source ("nv2a-exact/1"): part of every compiled
+  // artifact's identity (DESIGN.md §7), so that a new emitter version never meets an older one's entries.
+  virtual std::string exact_emitter_id() const = 0;
+  virtual std::string fallback_emitter_id() const = 0;
+
+  // The pass-through vertex shader of a pipeline: a function of the host's vertex attributes and of the
+  // inputs the fragment module reads (together, the pipeline's vertex interface).
+  virtual Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const = 0;
+  virtual std::string vertex_emitter_id() const = 0;
+
+  // The stable number of an admission reason (a ProgramKeys::rejection name) that bundles store; 0 is
+  // "admitted" (empty name). Unknown names map to UINT32_MAX.
+  virtual uint32_t rejection_code(std::string_view reason) const = 0;
 
   // Checks a record's "dynamic" object (runtime values: never part of a key).
   virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,

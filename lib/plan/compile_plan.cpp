@@ -9,7 +9,7 @@
 namespace shaderbake::plan {
 
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
-                                        const GuestModel& model, unsigned threads) {
+                                        const GuestModel& model, unsigned threads, compile::ModuleStore* cache) {
   CompilePlanResult out;
   auto add = [&](PlannedModule::Route route, std::span<const uint8_t> key, Result<std::string> source) {
     PlannedModule m;
@@ -35,17 +35,20 @@ CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const 
     return a.key < b.key;
   });
 
+  const std::string exact_emitter = model.exact_emitter_id();
+  const std::string fallback_emitter = model.fallback_emitter_id();
   std::vector<compile::CompileJob> jobs;
   std::vector<size_t> job_module;
   std::set<std::string_view> sources;
   for (size_t i = 0; i < out.modules.size(); ++i) {
     if (out.modules[i].error) continue;
-    jobs.push_back({compile::ShaderStage::fragment, out.modules[i].source});
+    const bool exact = out.modules[i].route == PlannedModule::Route::exact;
+    jobs.push_back({compile::ShaderStage::fragment, out.modules[i].source, exact ? exact_emitter : fallback_emitter});
     job_module.push_back(i);
     sources.insert(out.modules[i].source);
   }
   out.unique_sources = sources.size();
-  auto results = compile::compile_all(jobs, threads);
+  auto results = compile::compile_all(jobs, threads, cache);
   for (size_t j = 0; j < results.size(); ++j) {
     PlannedModule& m = out.modules[job_module[j]];
     if (results[j]) m.module = std::move(*results[j]);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/compile/compile_chain.hpp"
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/key_hash.hpp"
 #include "lib/core/result.hpp"
@@ -33,8 +34,11 @@ struct CompilePlanResult {
 };
 
 // Generates and compiles, on `threads` threads, every module the drawn keys of `census` need. A failure
-// of one module is recorded with its key and never stops the others.
+// of one module is recorded with its key and never stops the others. With a `cache` (the artifact cache,
+// lib/cache, or any compile::ModuleStore), modules are looked up there first and filed under the model's
+// emitter ids; the result is the same with or without one.
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
-                                        const GuestModel& model, unsigned threads);
+                                        const GuestModel& model, unsigned threads,
+                                        compile::ModuleStore* cache = nullptr);
 
 }  // namespace shaderbake::plan

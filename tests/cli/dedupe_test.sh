@@ -7,6 +7,7 @@ bin=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export SHADERBAKE_CACHE_DIR="$tmp/cache"  # compile's artifact cache: never the user's
 failures=0
 passed=0
 check() {  # check NAME CONDITION-COMMAND...

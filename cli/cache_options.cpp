@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "cli/cache_options.hpp"
+
+#include <cstdio>
+
+namespace shaderbake::cli {
+
+std::unique_ptr<cache::ArtifactCache> open_artifact_cache(const std::string& cache_dir, bool no_cache) {
+  std::unique_ptr<cache::ArtifactCache> out;
+  if (no_cache) return out;
+  Result<std::filesystem::path> dir =
+      cache_dir.empty() ? cache::default_directory() : Result<std::filesystem::path>(std::filesystem::path(cache_dir));
+  if (dir) out = std::make_unique<cache::ArtifactCache>(*dir);
+  else std::fprintf(stderr, "warning: compiling without the artifact cache: %s; pass --cache-dir DIR\n",
+                    dir.error().message.c_str());
+  return out;
+}
+
+void report_cache_store_failures(const std::unique_ptr<cache::ArtifactCache>& cache) {
+  if (!cache) return;
+  const cache::CacheStats stats = cache->stats();
+  if (!stats.store_failures) return;
+  std::fprintf(stderr, "warning: %llu compiled modules were not stored in the artifact cache (first: %s); the "
+               "output is complete, the next run compiles them again\n",
+               static_cast<unsigned long long>(stats.store_failures), cache->first_store_error()->to_string().c_str());
+}
+
+nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>& cache) {
+  if (!cache) return nullptr;
+  const cache::CacheStats stats = cache->stats();
+  return {{"directory", cache->directory().string()}, {"hits", stats.hits},
+          {"misses", stats.misses},                   {"stores", stats.stores},
+          {"store_failures", stats.store_failures},   {"corrupt_discarded", stats.corrupt_discarded}};
+}
+
+}  // namespace shaderbake::cli

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <memory>
+#include <string>
+
+#include "lib/cache/artifact_cache.hpp"
+
+namespace shaderbake::cli {
+
+// The artifact cache a compiling command uses: --cache-dir DIR, else the user's cache directory; none with
+// --no-cache. The cache only saves time: when it cannot be used the command warns and goes on without it.
+std::unique_ptr<cache::ArtifactCache> open_artifact_cache(const std::string& cache_dir, bool no_cache);
+
+// Warns (stderr) when compiled modules could not be stored; the command's output is complete regardless.
+void report_cache_store_failures(const std::unique_ptr<cache::ArtifactCache>& cache);
+
+// {"directory", "hits", "misses", "stores", "store_failures", "corrupt_discarded"}, or null without a cache.
+nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>& cache);
+
+}  // namespace shaderbake::cli

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+#include "lib/bundle/bundle_writer.hpp"
+
+#define ZDICT_STATIC_LINKING_ONLY
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace shaderbake::bundle {
+
+namespace {
+
+// Little-endian byte writer; every field is written one by one (never a struct's memory).
+class ByteWriter {
+ public:
+  void u8(uint32_t v) { bytes_.push_back(static_cast<uint8_t>(v)); }
+  void u16(uint32_t v) {
+    u8(v & 0xFF);
+    u8(v >> 8);
+  }
+  void u32(uint32_t v) {
+    u16(v & 0xFFFF);
+    u16(v >> 16);
+  }
+  void u64(uint64_t v) {
+    u32(static_cast<uint32_t>(v));
+    u32(static_cast<uint32_t>(v >> 32));
+  }
+  void bytes(std::span<const uint8_t> b) { bytes_.insert(bytes_.end(), b.begin(), b.end()); }
+  void align8() {
+    while (bytes_.size() % 8) bytes_.push_back(0);
+  }
+  size_t size() const { return bytes_.size(); }
+  std::vector<uint8_t>& data() { return bytes_; }
+  void patch_u64(size_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes_[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+std::span<const uint8_t> as_bytes(std::span<const uint32_t> words) {
+  return {reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4};
+}
+
+Error zstd_error(const char* what, size_t code) {
+  return Error{ErrorKind::internal, "zstd_error", std::string(what) + ": " + ZSTD_getErrorName(code), {}};
+}
+
+// Trains the dictionary on the modules themselves (in content order). fastCover with fixed parameters and
+// one thread is deterministic. Returns empty when there is too little to learn from: the modules are then
+// compressed without a dictionary.
+std::vector<uint8_t> train_dictionary(const std::vector<const std::vector<uint32_t>*>& modules, size_t capacity) {
+  if (capacity == 0 || modules.size() < 8) return {};
+  std::vector<uint8_t> samples;
+  std::vector<size_t> sizes;
+  for (const auto* words : modules) {
+    const auto bytes = as_bytes(*words);
+    samples.insert(samples.end(), bytes.begin(), bytes.end());
+    sizes.push_back(bytes.size());
+  }
+  // A dictionary much larger than a tenth of the samples cannot pay for itself.
+  capacity = std::min(capacity, std::max<size_t>(1024, samples.size() / 10));
+  std::vector<uint8_t> dict(capacity);
+  ZDICT_fastCover_params_t params;
+  std::memset(&params, 0, sizeof params);
+  params.k = 256;
+  params.d = 8;
+  params.f = 20;
+  params.accel = 1;
+  params.nbThreads = 1;
+  params.zParams.compressionLevel = 19;
+  const size_t n = ZDICT_trainFromBuffer_fastCover(dict.data(), dict.size(), samples.data(), sizes.data(),
+                                                    static_cast<unsigned>(sizes.size()), params);
+  if (ZDICT_isError(n)) return {};
+  dict.resize(n);
+  return dict;
+}
+
+}  // namespace
+
+ModuleId BundleBuilder::add_module(uint32_t vk_stage, std::span<const uint32_t> spirv) {
+  const ModuleId id{KeyHash::of(as_bytes(spirv))};
+  modules_.try_emplace(id, Module{vk_stage, std::vector<uint32_t>(spirv.begin(), spirv.end())});
+  return id;
+}
+
+void BundleBuilder::add_specialization(std::span<const uint8_t> exact_key, uint32_t status,
+                                       std::optional<ModuleId> fragment, uint32_t rejection) {
+  Entry e;
+  e.key.assign(exact_key.begin(), exact_key.end());
+  e.hash = KeyHash::of(exact_key);
+  e.status = status;
+  e.fragment = fragment;
+  e.rejection = rejection;
+  entries_.push_back(std::move(e));
+}
+
+void BundleBuilder::add_family(std::span<const uint8_t> family_key, uint32_t status, std::optional<ModuleId> fragment) {
+  add_specialization(family_key, status, fragment, 0);
+}
+
+void BundleBuilder::add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId vertex, ModuleId fragment,
+                                 const LayoutContract& layout) {
+  Entry e;
+  e.key.assign(pipeline_key.begin(), pipeline_key.end());
+  e.hash = KeyHash::of(pipeline_key);
+  e.fragment = fragment;
+  e.vertex = vertex;
+  e.layout = layout;
+  entries_.push_back(std::move(e));
+}
+
+Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& options, WriteStats* stats) const {
+  // ---- canonical orders: everything below depends only on the content ----
+  std::vector<const Entry*> entries;
+  for (const Entry& e : entries_) entries.push_back(&e);
+  std::sort(entries.begin(), entries.end(), [](const Entry* a, const Entry* b) {
+    if (a->hash.high != b->hash.high) return a->hash.high < b->hash.high;
+    if (a->hash.low != b->hash.low) return a->hash.low < b->hash.low;
+    return a->key < b->key;
+  });
+  for (size_t i = 1; i < entries.size(); ++i)
+    if (entries[i]->key == entries[i - 1]->key)
+      return Error{ErrorKind::internal, "duplicate_key", "key " + entries[i]->hash.to_hex() + " added twice", {}};
+  std::map<ModuleId, uint32_t> module_index;
+  std::vector<const std::vector<uint32_t>*> module_words;
+  for (const auto& [id, m] : modules_) {
+    module_index.emplace(id, static_cast<uint32_t>(module_index.size()));
+    module_words.push_back(&m.words);
+  }
+  std::map<LayoutContract, uint32_t> layout_index;
+  for (const Entry* e : entries)
+    if (e->layout) layout_index.emplace(*e->layout, 0);
+  {
+    uint32_t i = 0;
+    for (auto& [layout, index] : layout_index) index = i++;
+  }
+  auto module_of = [&](const std::optional<ModuleId>& id) -> Result<uint32_t> {
+    if (!id) return uint32_t{SBK_NO_MODULE};
+    auto it = module_index.find(*id);
+    if (it == module_index.end())
+      return Error{ErrorKind::internal, "unknown_module", "a record names a module never added", {}};
+    return it->second;
+  };
+
+  // ---- modules: dictionary, then one frame each (in parallel; each frame is independent) ----
+  const std::vector<uint8_t> dictionary = train_dictionary(module_words, options.dictionary_capacity);
+  ZSTD_CDict* cdict = nullptr;
+  if (!dictionary.empty()) {
+    cdict = ZSTD_createCDict(dictionary.data(), dictionary.size(), options.compression_level);
+    if (!cdict) return Error{ErrorKind::internal, "zstd_error", "cannot create the compression dictionary", {}};
+  }
+  std::vector<std::vector<uint8_t>> frames(module_words.size());
+  std::vector<size_t> frame_errors(module_words.size(), 0);
+  {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      ZSTD_CCtx* cctx = ZSTD_createCCtx();
+      for (size_t i; (i = next.fetch_add(1)) < module_words.size();) {
+        const auto raw = as_bytes(*module_words[i]);
+        std::vector<uint8_t>& out = frames[i];
+        out.resize(ZSTD_compressBound(raw.size()));
+        const size_t n = cctx == nullptr ? 0
+                         : cdict ? ZSTD_compress_usingCDict(cctx, out.data(), out.size(), raw.data(), raw.size(), cdict)
+                                 : ZSTD_compressCCtx(cctx, out.data(), out.size(), raw.data(), raw.size(),
+                                                     options.compression_level);
+        if (cctx == nullptr || ZSTD_isError(n)) {
+          frame_errors[i] = cctx == nullptr ? size_t(-1) : n;
+          out.clear();
+        } else {
+          out.resize(n);
+        }
+      }
+      ZSTD_freeCCtx(cctx);
+    };
+    const unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(frames.size())));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+  ZSTD_freeCDict(cdict);
+  for (size_t i = 0; i < frame_errors.size(); ++i)
+    if (frame_errors[i]) return zstd_error("compressing a module", frame_errors[i]);
+
+  // ---- sections ----
+  std::map<uint32_t, std::vector<uint8_t>> sections;
+  {
+    nlohmann::ordered_json meta;
+    meta["format"] = "shaderbake-bundle/1";
+    meta["guest"] = identity_.guest_name;
+    meta["key_schema"] = identity_.key_schema;
+    meta["toolchain"] = identity_.toolchain_fingerprint;
+    meta["generators"] = nlohmann::ordered_json::object();
+    for (const auto& [name, version] : identity_.generators) meta["generators"][name] = version;
+    const std::string text = meta.dump();
+    sections[SBK_SECTION_META].assign(text.begin(), text.end());
+  }
+  {
+    ByteWriter w;
+    uint64_t data_offset = 0;
+    w.u32(static_cast<uint32_t>(frames.size()));
+    w.u32(0);
+    uint32_t i = 0;
+    for (const auto& [id, m] : modules_) {
+      w.u64(data_offset);
+      w.u32(static_cast<uint32_t>(frames[i].size()));
+      w.u32(static_cast<uint32_t>(m.words.size() * 4));
+      w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
+      w.u32(m.stage);
+      w.u32(dictionary.empty() ? 0u : 1u);
+      data_offset += frames[i].size();
+      ++i;
+    }
+    sections[SBK_SECTION_MODULES] = std::move(w.data());
+    std::vector<uint8_t> data;
+    data.reserve(data_offset);
+    for (const auto& f : frames) data.insert(data.end(), f.begin(), f.end());
+    sections[SBK_SECTION_MODULE_DATA] = std::move(data);
+    if (!dictionary.empty()) sections[SBK_SECTION_DICTIONARY] = dictionary;
+  }
+  {
+    ByteWriter w;
+    w.u32(static_cast<uint32_t>(layout_index.size()));
+    w.u32(0);
+    for (const auto& [layout, index] : layout_index) {
+      if (layout.bindings.size() > SBK_MAX_LAYOUT_BINDINGS)
+        return Error{ErrorKind::internal, "layout_too_large", "a layout contract has more than 16 bindings", {}};
+      w.u32(static_cast<uint32_t>(layout.bindings.size()));
+      w.u32(layout.push_constant_size);
+      w.u32(layout.push_constant_stages);
+      w.u32(0);
+      for (size_t b = 0; b < SBK_MAX_LAYOUT_BINDINGS; ++b) {
+        const LayoutContract::Binding none{0, 0, 0, 0};
+        const auto& binding = b < layout.bindings.size() ? layout.bindings[b] : none;
+        w.u32(binding.binding);
+        w.u32(binding.descriptor_type);
+        w.u32(binding.descriptor_count);
+        w.u32(binding.stage_flags);
+      }
+    }
+    sections[SBK_SECTION_LAYOUTS] = std::move(w.data());
+  }
+  {
+    ByteWriter records;
+    ByteWriter index;
+    const uint32_t count = static_cast<uint32_t>(entries.size());
+    uint32_t bits = 0;
+    while (bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{1} << bits) < count) ++bits;
+    index.u32(count);
+    index.u32(bits);
+    index.u64(0);
+    // directory[b] = first entry whose top `bits` hash bits are >= b; directory[2^bits] = count.
+    const uint64_t buckets = uint64_t{1} << bits;
+    size_t e = 0;
+    for (uint64_t b = 0; b <= buckets; ++b) {
+      while (e < entries.size() && (bits ? entries[e]->hash.high >> (64 - bits) : 0) < b) ++e;
+      index.u32(static_cast<uint32_t>(b == buckets ? entries.size() : e));
+    }
+    index.align8();
+    for (const Entry* entry : entries) {
+      auto fragment = module_of(entry->fragment);
+      auto vertex = module_of(entry->vertex);
+      if (!fragment) return std::move(fragment).error();
+      if (!vertex) return std::move(vertex).error();
+      const size_t at = records.size();
+      ByteWriter r;
+      r.u32(static_cast<uint32_t>(entry->key.size()));
+      r.u32(entry->status);
+      r.u32(*fragment);
+      r.u32(*vertex);
+      r.u32(entry->layout ? layout_index.at(*entry->layout) : 0u);
+      r.u32(entry->rejection);
+      r.bytes(entry->key);
+      records.u64(XXH3_64bits(r.data().data(), r.size()));
+      records.bytes(r.data());
+      const uint32_t record_size = static_cast<uint32_t>(8 + r.size());
+      records.align8();
+      index.u64(entry->hash.low);
+      index.u64(entry->hash.high);
+      index.u64(at);
+      index.u32(record_size);
+      index.u32(0);
+    }
+    sections[SBK_SECTION_INDEX] = std::move(index.data());
+    sections[SBK_SECTION_RECORDS] = std::move(records.data());
+  }
+  if (!report_.empty()) {
+    std::vector<uint8_t> out(ZSTD_compressBound(report_.size()));
+    const size_t n = ZSTD_compress(out.data(), out.size(), report_.data(), report_.size(), 19);
+    if (ZSTD_isError(n)) return zstd_error("compressing the report", n);
+    out.resize(n);
+    sections[SBK_SECTION_REPORT] = std::move(out);
+  }
+
+  // ---- header, section table, sections ----
+  ByteWriter w;
+  static const uint8_t kMagic[8] = {0x89, 'S', 'B', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
+  w.bytes(kMagic);
+  w.u16(SBK_BUNDLE_FORMAT_MAJOR);
+  w.u16(SBK_BUNDLE_FORMAT_MINOR);
+  w.u32(SBK_BUNDLE_HEADER_SIZE);
+  const size_t file_size_at = w.size();
+  w.u64(0);  // file size, patched below
+  w.u32(static_cast<uint32_t>(sections.size()));
+  w.u32(0);
+  const KeyHash toolchain = KeyHash::of(std::span<const uint8_t>(
+      reinterpret_cast<const uint8_t*>(identity_.toolchain_fingerprint.data()), identity_.toolchain_fingerprint.size()));
+  w.u64(toolchain.low);
+  w.u64(toolchain.high);
+  w.u8(identity_.guest);
+  w.u8(0);
+  w.u16(identity_.key_schema);
+  w.u32(0);
+  const size_t check_at = w.size();
+  w.u64(0);  // header check, patched below
+  uint64_t offset = (SBK_BUNDLE_HEADER_SIZE + sections.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE + 7) & ~uint64_t{7};
+  for (const auto& [type, bytes] : sections) {
+    w.u32(type);
+    w.u32(0);
+    w.u64(offset);
+    w.u64(bytes.size());
+    w.u64(XXH3_64bits(bytes.data(), bytes.size()));
+    offset = (offset + bytes.size() + 7) & ~uint64_t{7};
+  }
+  for (const auto& [type, bytes] : sections) {
+    w.align8();
+    w.bytes(bytes);
+  }
+  w.patch_u64(file_size_at, w.size());
+  w.patch_u64(check_at, XXH3_64bits_withSeed(w.data().data() + SBK_BUNDLE_HEADER_SIZE,
+                                             sections.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE,
+                                             XXH3_64bits(w.data().data(), 56)));
+  if (stats) {
+    stats->modules = module_words.size();
+    stats->raw_module_bytes = 0;
+    for (const auto* words : module_words) stats->raw_module_bytes += words->size() * 4;
+    stats->compressed_module_bytes = sections[SBK_SECTION_MODULE_DATA].size();
+    stats->dictionary_bytes = dictionary.size();
+    stats->entries = entries.size();
+    stats->bundle_bytes = w.size();
+  }
+  return std::move(w.data());
+}
+
+Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
+  auto fail = [&](const char* what) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return Error{ErrorKind::io, "write_failed", std::string(what) + ": " + std::strerror(err), {path.string(), 0, 0, {}}};
+  };
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("cannot create a temporary file next to it");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return fail("cannot write");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    return fail("cannot fsync");
+  }
+  if (::close(fd) != 0) return fail("cannot close");
+  if (::rename(temp.c_str(), path.c_str()) != 0) return fail("cannot rename into place");
+  // Make the rename itself durable.
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return ok_status();
+}
+
+}  // namespace shaderbake::bundle

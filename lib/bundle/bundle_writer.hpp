@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/core/key_hash.hpp"
+#include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::bundle {
+
+// Identity of a module: the hash of its SPIR-V bytes (modules are stored once by content).
+struct ModuleId {
+  KeyHash content;
+  friend bool operator==(const ModuleId&, const ModuleId&) = default;
+  friend auto operator<=>(const ModuleId&, const ModuleId&) = default;
+};
+
+// What a pipeline layout must provide: descriptor set 0 and a push-constant range (sbk_layout's fields).
+struct LayoutContract {
+  struct Binding {
+    uint32_t binding = 0, descriptor_type = 0, descriptor_count = 1, stage_flags = 0;
+    friend auto operator<=>(const Binding&, const Binding&) = default;
+  };
+  std::vector<Binding> bindings;  // ascending binding numbers
+  uint32_t push_constant_size = 0;
+  uint32_t push_constant_stages = 0;
+  friend auto operator<=>(const LayoutContract&, const LayoutContract&) = default;
+};
+
+// Versions a bundle records in its header and META section.
+struct BundleIdentity {
+  uint8_t guest = SBK_GUEST_NV2A;
+  uint16_t key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  std::string guest_name = "nv2a";
+  std::string toolchain_fingerprint;
+  std::map<std::string, std::string> generators;  // emitter -> version, e.g. "nv2a-exact" -> "1"
+};
+
+struct WriteOptions {
+  int compression_level = 19;
+  size_t dictionary_capacity = 32 * 1024;  // bytes; 0 = no dictionary
+  unsigned threads = 1;                    // compression threads; the bytes never depend on it
+};
+
+struct WriteStats {
+  uint64_t modules = 0;
+  uint64_t raw_module_bytes = 0;
+  uint64_t compressed_module_bytes = 0;
+  uint64_t dictionary_bytes = 0;
+  uint64_t entries = 0;
+  uint64_t bundle_bytes = 0;
+};
+
+// Collects a bundle's content in any order and serialises it (schemas/bundle.md). The output depends only on
+// the set of things added, never on the order of the calls or the thread count: modules are ordered by
+// content hash, layouts by value, entries by key hash (then key bytes). Not thread-safe.
+class BundleBuilder {
+ public:
+  explicit BundleBuilder(BundleIdentity identity) : identity_(std::move(identity)) {}
+
+  // Adds a module (once per content) and returns its id. `vk_stage` is VkShaderStageFlagBits.
+  ModuleId add_module(uint32_t vk_stage, std::span<const uint32_t> spirv);
+
+  // Exact key -> its exact fragment module (or why there is none) and the admission result
+  // (guest reason code, 0 = admitted).
+  void add_specialization(std::span<const uint8_t> exact_key, uint32_t status, std::optional<ModuleId> fragment,
+                          uint32_t rejection);
+  // Family key -> its ubershader module (or why there is none).
+  void add_family(std::span<const uint8_t> family_key, uint32_t status, std::optional<ModuleId> fragment);
+  // Pipeline key -> a complete recipe.
+  void add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId vertex, ModuleId fragment,
+                    const LayoutContract& layout);
+
+  void set_report(std::string json) { report_ = std::move(json); }
+
+  // Adding the same key twice is a caller bug: serialize reports it (reason "duplicate_key").
+  Result<std::vector<uint8_t>> serialize(const WriteOptions& options, WriteStats* stats = nullptr) const;
+
+ private:
+  struct Module {
+    uint32_t stage;
+    std::vector<uint32_t> words;
+  };
+  struct Entry {
+    std::vector<uint8_t> key;
+    KeyHash hash;
+    uint32_t status = SBK_STATUS_READY;
+    std::optional<ModuleId> fragment, vertex;
+    std::optional<LayoutContract> layout;
+    uint32_t rejection = 0;
+  };
+
+  BundleIdentity identity_;
+  std::map<ModuleId, Module> modules_;
+  std::vector<Entry> entries_;
+  std::string report_;
+};
+
+// Writes `bytes` to `path` through a temporary file in the same directory, fsync and rename: a reader sees
+// the old file or the whole new one, never half of one.
+Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+}  // namespace shaderbake::bundle

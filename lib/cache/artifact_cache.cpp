@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+#include "lib/cache/artifact_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "lib/compile/reflection.hpp"
+
+namespace shaderbake::cache {
+
+namespace {
+
+constexpr uint8_t kEntryMagic[4] = {'S', 'B', 'K', 'C'};
+constexpr uint32_t kSpirvMagic = 0x07230203;
+constexpr size_t kSpirvHeaderWords = 5;
+// Far above any real entry (a module of megabytes would be extraordinary): a bound on what a load reads and
+// allocates whatever a file claims, and what a store writes.
+constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
+constexpr char kEntrySuffix[] = ".sbkc";
+constexpr char kTempInfix[] = ".sbkc.tmp.";
+constexpr auto kStaleTempAge = std::chrono::hours(1);
+
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+uint32_t get_u32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+uint64_t get_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+void put_field(std::vector<uint8_t>& out, const void* data, size_t size) {
+  put_u64(out, size);
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), bytes, bytes + size);
+}
+
+Error entry_error(const char* reason, const ArtifactIdentity& identity, const std::string& what) {
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = reason;
+  e.message = "cache entry " + identity.hash().to_hex() + ": " + what;
+  return e;
+}
+
+Error io_error(const char* reason, const std::filesystem::path& path, const std::string& what, int err) {
+  Error e;
+  e.kind = ErrorKind::io;
+  e.reason = reason;
+  e.message = what + (err ? ": " + std::system_category().message(err) : std::string());
+  e.where.file = path.string();
+  return e;
+}
+
+// Owns one file descriptor.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+bool write_all(int fd, const uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads up to `limit` bytes; a file that shrinks meanwhile just gives fewer (decode_entry calls it truncated).
+bool read_all(int fd, std::vector<uint8_t>& out, size_t limit) {
+  out.resize(limit);
+  size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = ::read(fd, out.data() + got, limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return true;
+}
+
+bool is_lower_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::ShaderStage stage,
+                                        std::string_view source, std::string_view toolchain) {
+  ArtifactIdentity id;
+  id.bytes_.reserve(5 * 8 + 4 + 1 + emitter_id.size() + source.size() + toolchain.size());
+  uint8_t version[4];
+  for (int i = 0; i < 4; ++i) version[i] = static_cast<uint8_t>(kCacheFormatVersion >> (8 * i));
+  put_field(id.bytes_, version, sizeof version);
+  put_field(id.bytes_, emitter_id.data(), emitter_id.size());
+  const auto stage_byte = static_cast<uint8_t>(stage);
+  put_field(id.bytes_, &stage_byte, 1);
+  put_field(id.bytes_, source.data(), source.size());
+  put_field(id.bytes_, toolchain.data(), toolchain.size());
+  id.stage_ = stage;
+  id.hash_ = KeyHash::of(id.bytes_);
+  return id;
+}
+
+// Entry file, all integers little-endian, written and read field by field:
+//
+//   offset      size   field
+//   0           4      magic "SBKC"
+//   4           4      format version (kCacheFormatVersion)
+//   8           8      identity byte count N
+//   16          N      identity bytes (ArtifactIdentity::bytes(): the full identity, compared on every hit)
+//   16+N        8      SPIR-V word count W
+//   24+N        4*W    SPIR-V words
+//   24+N+4W     8      XXH3-64 (seed 0) of every byte before it
+//
+// 32+N+4W bytes in all; anything after the checksum is trailing data. Reflection is not stored: it is
+// recomputed from the words on load, so it can never disagree with them.
+std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv) {
+  const std::vector<uint8_t>& id = identity.bytes();
+  std::vector<uint8_t> out;
+  out.reserve(32 + id.size() + 4 * spirv.size());
+  out.insert(out.end(), std::begin(kEntryMagic), std::end(kEntryMagic));
+  put_u32(out, kCacheFormatVersion);
+  put_u64(out, id.size());
+  out.insert(out.end(), id.begin(), id.end());
+  put_u64(out, spirv.size());
+  for (uint32_t word : spirv) put_u32(out, word);
+  put_u64(out, XXH3_64bits(out.data(), out.size()));
+  return out;
+}
+
+Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
+  const uint64_t size = file.size();
+  const uint8_t* p = file.data();
+  auto truncated = [&](const char* at) {
+    return entry_error("entry_truncated", identity, "truncated (" + std::to_string(size) + " bytes) in the " + at);
+  };
+  if (size > kMaxEntryBytes) return entry_error("entry_too_large", identity, std::to_string(size) + " bytes");
+  if (size < 4) return truncated("magic");
+  if (std::memcmp(p, kEntryMagic, 4) != 0) return entry_error("entry_bad_magic", identity, "not a cache entry");
+  if (size < 8) return truncated("version");
+  if (const uint32_t version = get_u32(p + 4); version != kCacheFormatVersion)
+    return entry_error("entry_bad_version", identity, "format version " + std::to_string(version));
+  if (size < 16) return truncated("identity size");
+  // Every size below is checked against the bytes that remain, by subtraction: nothing can overflow.
+  const uint64_t identity_size = get_u64(p + 8);
+  if (identity_size > size - 16) return truncated("identity");
+  const uint64_t words_at = 16 + identity_size;
+  if (size - words_at < 8) return truncated("word count");
+  const uint64_t word_count = get_u64(p + words_at);
+  if (word_count > (size - words_at - 8) / 4) return truncated("words");
+  const uint64_t checksum_at = words_at + 8 + 4 * word_count;
+  if (size - checksum_at < 8) return truncated("checksum");
+  if (size - checksum_at > 8)
+    return entry_error("entry_trailing_data", identity, std::to_string(size - checksum_at - 8) + " bytes after the checksum");
+  if (get_u64(p + checksum_at) != XXH3_64bits(p, checksum_at))
+    return entry_error("entry_checksum_mismatch", identity, "checksum mismatch");
+  const std::vector<uint8_t>& expected = identity.bytes();
+  if (identity_size != expected.size() || std::memcmp(p + 16, expected.data(), expected.size()) != 0)
+    return entry_error("entry_identity_mismatch", identity, "written for another identity");
+  std::vector<uint32_t> words(word_count);
+  for (uint64_t i = 0; i < word_count; ++i) words[i] = get_u32(p + words_at + 8 + 4 * i);
+  if (words.size() < kSpirvHeaderWords || words[0] != kSpirvMagic)
+    return entry_error("entry_not_spirv", identity, "the words are not a SPIR-V module");
+  return words;
+}
+
+ArtifactCache::ArtifactCache(std::filesystem::path directory, std::string toolchain)
+    : directory_(std::move(directory)), toolchain_(std::move(toolchain)) {}
+
+ArtifactIdentity ArtifactCache::identity(std::string_view emitter_id, compile::ShaderStage stage,
+                                         std::string_view source) const {
+  return ArtifactIdentity::make(emitter_id, stage, source, toolchain_);
+}
+
+std::filesystem::path ArtifactCache::entry_path(const ArtifactIdentity& identity) const {
+  const std::string hex = identity.hash().to_hex();
+  return directory_ / ("v" + std::to_string(kCacheFormatVersion)) / hex.substr(0, 2) / (hex + kEntrySuffix);
+}
+
+std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentity& identity) {
+  const std::filesystem::path path = entry_path(identity);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    ++misses_;
+    return std::nullopt;
+  }
+  // Read one byte past the bound so that an oversized file is seen as such, not as a truncated one.
+  std::vector<uint8_t> bytes;
+  const uint64_t claimed = static_cast<uint64_t>(st.st_size);
+  if (!read_all(fd.get(), bytes, static_cast<size_t>(std::min(claimed, kMaxEntryBytes + 1)))) {
+    ++misses_;  // an I/O error is not evidence of a bad entry: leave it
+    return std::nullopt;
+  }
+  std::optional<compile::CompiledModule> module;
+  if (auto words = decode_entry(bytes, identity)) {
+    // Reflection is recomputed, so a hit gives what compile_glsl gives; words SPIRV-Cross rejects are damage.
+    if (auto reflection = compile::reflect_spirv(*words)) {
+      module.emplace();
+      module->stage = identity.stage();
+      module->spirv = std::move(*words);
+      module->reflection = std::move(*reflection);
+    }
+  }
+  if (!module) {
+    // Delete only the file that was read: a writer may have renamed a good entry over it meanwhile.
+    struct stat now {};
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) discard(path);
+    ++corrupt_discarded_;
+    ++misses_;
+    return std::nullopt;
+  }
+  (void)::futimens(fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
+  ++hits_;
+  return module;
+}
+
+void ArtifactCache::discard(const std::filesystem::path& path) { ::unlink(path.c_str()); }
+
+Status ArtifactCache::store(const ArtifactIdentity& identity, const compile::CompiledModule& module) {
+  const std::filesystem::path path = entry_path(identity);
+  const std::vector<uint8_t> bytes = encode_entry(identity, module.spirv);
+  if (bytes.size() > kMaxEntryBytes)
+    return io_error("cache_entry_too_large", path, "cache entry of " + std::to_string(bytes.size()) + " bytes not stored", 0);
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return io_error("cache_write_failed", path.parent_path(), "cannot create the cache directory: " + ec.message(), 0);
+
+  // Unique among processes (pid), threads (thread id) and calls (counter): no two writers share a file.
+  char suffix[80];
+  std::snprintf(suffix, sizeof suffix, "%ld.%zx.%llu", static_cast<long>(::getpid()),
+                std::hash<std::thread::id>{}(std::this_thread::get_id()),
+                static_cast<unsigned long long>(temp_counter_++));
+  const std::string hex = identity.hash().to_hex();
+  const std::filesystem::path temp = path.parent_path() / (hex + kTempInfix + suffix);
+  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return io_error("cache_write_failed", temp, "cannot create a cache file", errno);
+  bool ok = write_all(fd.get(), bytes.data(), bytes.size()) && ::fsync(fd.get()) == 0;
+  int err = ok ? 0 : errno;
+  if (::close(fd.release()) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  // The rename is atomic: readers see the old entry, no entry or the whole new one, never a part.
+  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(temp.c_str());
+    return io_error("cache_write_failed", path, "cannot write a cache entry", err);
+  }
+  ++stores_;
+  return ok_status();
+}
+
+CacheStats ArtifactCache::stats() const {
+  CacheStats s;
+  s.hits = hits_.load();
+  s.misses = misses_.load();
+  s.stores = stores_.load();
+  s.store_failures = store_failures_.load();
+  s.corrupt_discarded = corrupt_discarded_.load();
+  return s;
+}
+
+std::optional<compile::CompiledModule> ArtifactCache::find(const compile::CompileJob& job) {
+  return load(identity(job.emitter_id, job.stage, job.source));
+}
+
+void ArtifactCache::put(const compile::CompileJob& job, const compile::CompiledModule& module) {
+  Status s = store(identity(job.emitter_id, job.stage, job.source), module);
+  if (s) return;
+  ++store_failures_;
+  std::lock_guard lock(error_mutex_);
+  if (!first_store_error_) first_store_error_ = std::move(s).error();
+}
+
+std::optional<Error> ArtifactCache::first_store_error() const {
+  std::lock_guard lock(error_mutex_);
+  return first_store_error_;
+}
+
+Result<std::filesystem::path> default_directory() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (std::string dir = env("SHADERBAKE_CACHE_DIR"); !dir.empty()) return std::filesystem::path(dir);
+  if (std::string dir = env("XDG_CACHE_HOME"); !dir.empty()) return std::filesystem::path(dir) / "shaderbake";
+  if (std::string dir = env("HOME"); !dir.empty()) return std::filesystem::path(dir) / ".cache" / "shaderbake";
+  Error e;
+  e.kind = ErrorKind::io;
+  e.reason = "no_cache_directory";
+  e.message = "none of SHADERBAKE_CACHE_DIR, XDG_CACHE_HOME and HOME is set";
+  return e;
+}
+
+Result<PruneResult> prune(const std::filesystem::path& directory, uint64_t max_bytes) {
+  namespace fs = std::filesystem;
+  struct Entry {
+    fs::path path;
+    std::string name;
+    uint64_t size = 0;
+    fs::file_time_type mtime;
+  };
+  PruneResult result;
+  const fs::path root = directory / ("v" + std::to_string(kCacheFormatVersion));
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return result;
+
+  const auto stale_before = fs::file_time_type::clock::now() - kStaleTempAge;
+  std::vector<Entry> entries;
+  for (fs::directory_iterator dir(root, ec), end; !ec && dir != end; dir.increment(ec)) {
+    const std::string prefix = dir->path().filename().string();
+    std::error_code type_ec;
+    if (prefix.size() != 2 || !is_lower_hex(prefix) || dir->is_symlink(type_ec) || !dir->is_directory(type_ec)) continue;
+    std::error_code inner;
+    for (fs::directory_iterator it(dir->path(), inner), end2; !inner && it != end2; it.increment(inner)) {
+      std::error_code file_ec;
+      if (it->is_symlink(file_ec) || !it->is_regular_file(file_ec)) continue;
+      // Only names this code writes, in the folder it writes them to: <hex>.sbkc and <hex>.sbkc.tmp.<...>.
+      const std::string name = it->path().filename().string();
+      const std::string_view hex = std::string_view(name).substr(0, 32);
+      if (name.size() < 32 || !is_lower_hex(hex) || hex.substr(0, 2) != prefix) continue;
+      const std::string_view rest = std::string_view(name).substr(32);
+      const auto mtime = it->last_write_time(file_ec);
+      const uint64_t size = it->file_size(file_ec);
+      if (file_ec) continue;  // removed meanwhile
+      if (rest == kEntrySuffix) {
+        entries.push_back({it->path(), name, size, mtime});
+      } else if (rest.starts_with(kTempInfix) && mtime < stale_before) {
+        // A writer renames its file within moments; one this old belongs to a writer that was killed.
+        if (fs::remove(it->path(), file_ec)) ++result.temp_files_removed;
+      }
+    }
+    if (inner) return io_error("cache_prune_failed", dir->path(), "cannot list the cache: " + inner.message(), 0);
+  }
+  if (ec) return io_error("cache_prune_failed", root, "cannot list the cache: " + ec.message(), 0);
+
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.mtime != b.mtime ? a.mtime < b.mtime : a.name < b.name;
+  });
+  result.entries_before = entries.size();
+  for (const Entry& e : entries) result.bytes_before += e.size;
+  uint64_t total = result.bytes_before;
+  for (const Entry& e : entries) {
+    if (total <= max_bytes) break;
+    const bool removed = fs::remove(e.path, ec);
+    if (ec) return io_error("cache_prune_failed", e.path, "cannot remove a cache entry: " + ec.message(), 0);
+    total -= e.size;  // gone either way: removed now, or by another process meanwhile
+    if (removed) {
+      ++result.entries_removed;
+      result.bytes_removed += e.size;
+    }
+  }
+  return result;
+}
+
+}  // namespace shaderbake::cache

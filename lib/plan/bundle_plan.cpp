@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+#include "lib/plan/bundle_plan.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "lib/plan/compile_plan.hpp"
+
+namespace shaderbake::plan {
+
+namespace {
+
+constexpr uint32_t kVkStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
+constexpr uint32_t kVkStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+
+uint32_t descriptor_type(compile::Reflection::Binding::Kind kind) {
+  switch (kind) {
+    case compile::Reflection::Binding::Kind::sampled_image: return 1;   // COMBINED_IMAGE_SAMPLER
+    case compile::Reflection::Binding::Kind::uniform_buffer: return 6;  // UNIFORM_BUFFER
+    case compile::Reflection::Binding::Kind::storage_buffer: return 7;  // STORAGE_BUFFER
+  }
+  return 0;
+}
+
+std::string as_key(std::span<const uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
+
+uint32_t status_of(const PlannedModule& m) {
+  if (!m.error) return SBK_STATUS_READY;
+  return m.source.empty() ? SBK_STATUS_GENERATION_FAILED : SBK_STATUS_COMPILE_FAILED;
+}
+
+BuildFailure pipeline_failure(std::span<const uint8_t> key, Error error) {
+  const std::string hex = KeyHash::of(key).to_hex();
+  error.message = "pipeline key " + hex + ": " + error.message;
+  return {"pipeline", hex, std::move(error)};
+}
+
+}  // namespace
+
+Result<bundle::LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment) {
+  std::map<uint32_t, bundle::LayoutContract::Binding> bindings;
+  bundle::LayoutContract out;
+  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&vertex, kVkStageVertex}, {&fragment, kVkStageFragment}};
+  for (const auto& [reflection, stage] : stages) {
+    for (const auto& b : reflection->bindings) {
+      if (b.set != 0)
+        return Error{ErrorKind::internal, "unsupported_descriptor_set",
+                     "a module uses descriptor set " + std::to_string(b.set) + "; layout contracts describe set 0 only", {}};
+      auto [it, inserted] = bindings.try_emplace(b.binding, bundle::LayoutContract::Binding{b.binding, descriptor_type(b.kind), 1, 0});
+      if (!inserted && it->second.descriptor_type != descriptor_type(b.kind))
+        return Error{ErrorKind::internal, "conflicting_bindings",
+                     "binding " + std::to_string(b.binding) + " has different types in the two stages", {}};
+      it->second.stage_flags |= stage;
+    }
+    if (reflection->push_constant_size) {
+      out.push_constant_size = std::max(out.push_constant_size, reflection->push_constant_size);
+      out.push_constant_stages |= stage;
+    }
+  }
+  if (bindings.size() > SBK_MAX_LAYOUT_BINDINGS)
+    return Error{ErrorKind::internal, "too_many_bindings", "a pipeline needs more than 16 bindings", {}};
+  for (const auto& [number, binding] : bindings) out.bindings.push_back(binding);
+  return out;
+}
+
+Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,
+                                       const GuestModel& model, const BundleBuildOptions& options) {
+  BundleBuildResult out;
+  CompilePlanResult fragments = compile_drawn_modules(reader, census, model, options.threads, options.cache);
+  out.unique_sources = fragments.unique_sources;
+
+  bundle::BundleIdentity identity;
+  identity.guest_name = std::string(model.name());
+  identity.toolchain_fingerprint = compile::toolchain_fingerprint();
+  identity.generators["exact"] = model.exact_emitter_id();
+  identity.generators["fallback"] = model.fallback_emitter_id();
+  identity.generators["vertex"] = model.vertex_emitter_id();
+  bundle::BundleBuilder builder(identity);
+
+  // Fragment modules by (route, fragment key).
+  std::unordered_map<std::string, const PlannedModule*> exact_modules, family_modules;
+  std::map<const PlannedModule*, bundle::ModuleId> fragment_ids;
+  for (const PlannedModule& m : fragments.modules) {
+    const bool exact = m.route == PlannedModule::Route::exact;
+    (exact ? exact_modules : family_modules).emplace(as_key(m.key), &m);
+    if (m.module) fragment_ids.emplace(&m, builder.add_module(kVkStageFragment, m.module->spirv));
+    if (m.error) out.failures.push_back({exact ? "exact" : "fallback", m.key_hash.to_hex(), *m.error});
+  }
+  auto id_of = [&](const PlannedModule* m) -> std::optional<bundle::ModuleId> {
+    auto it = fragment_ids.find(m);
+    return it == fragment_ids.end() ? std::nullopt : std::optional(it->second);
+  };
+
+  std::map<std::string, uint64_t> rejections;
+  for (uint32_t program : census.drawn_programs()) {
+    const auto key = reader.exact_keys().bytes(program);
+    const PlannedModule* m = exact_modules.at(as_key(key));
+    const std::string& rejection = reader.program_rejection()[program];
+    if (!rejection.empty()) ++rejections[rejection];
+    builder.add_specialization(key, status_of(*m), id_of(m), model.rejection_code(rejection));
+    ++out.specializations;
+  }
+  for (uint32_t family : census.drawn_families()) {
+    const auto key = reader.family_keys().bytes(family);
+    const PlannedModule* m = family_modules.at(as_key(key));
+    builder.add_family(key, status_of(*m), id_of(m));
+    ++out.families;
+  }
+
+  // Pipelines: each needs its fragment module, a vertex module for its vertex interface, and a layout.
+  struct PendingPipeline {
+    std::span<const uint8_t> key;
+    bool exact;
+    const PlannedModule* fragment;
+    size_t vertex_job;
+  };
+  std::vector<PendingPipeline> pending;
+  std::vector<compile::CompileJob> vertex_jobs;
+  std::map<std::string, size_t> vertex_job_of_source;
+  const std::string vertex_emitter = model.vertex_emitter_id();
+  for (const KeyInterner* keys : {&census.pipeline_keys(), &census.fallback_pipeline_keys()}) {
+    for (uint32_t i = 0; i < keys->size(); ++i) {
+      const auto key = keys->bytes(i);
+      uint8_t route = 0;
+      const uint8_t* fragment_key = nullptr;
+      size_t fragment_size = 0;
+      sbk_host_state host;
+      if (sbk_decode_pipeline_key(key.data(), key.size(), &route, &fragment_key, &fragment_size, &host) != SBK_OK)
+        return Error{ErrorKind::internal, "bad_pipeline_key", "the census produced a pipeline key that does not decode", {}};
+      const bool exact = route == SBK_ROUTE_EXACT;
+      const auto& modules = exact ? exact_modules : family_modules;
+      auto it = modules.find(std::string(fragment_key, fragment_key + fragment_size));
+      if (it == modules.end() || !it->second->module) continue;  // its fragment failed: reported above
+      auto source = model.vertex_source(host, it->second->module->reflection);
+      if (!source) {
+        out.failures.push_back(pipeline_failure(key, std::move(source).error()));
+        continue;
+      }
+      auto [job, inserted] = vertex_job_of_source.try_emplace(*source, vertex_jobs.size());
+      if (inserted) vertex_jobs.push_back({compile::ShaderStage::vertex, *source, vertex_emitter});
+      pending.push_back({key, exact, it->second, job->second});
+    }
+  }
+  auto vertex_results = compile::compile_all(vertex_jobs, options.threads, options.cache);
+  std::vector<std::optional<bundle::ModuleId>> vertex_ids(vertex_results.size());
+  for (size_t j = 0; j < vertex_results.size(); ++j)
+    if (vertex_results[j]) vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv);
+  out.vertex_modules = vertex_jobs.size();
+  for (const PendingPipeline& p : pending) {
+    const auto& vertex = vertex_results[p.vertex_job];
+    if (!vertex) {
+      out.failures.push_back(pipeline_failure(p.key, vertex.error()));
+      continue;
+    }
+    auto layout = layout_contract(vertex->reflection, p.fragment->module->reflection);
+    if (!layout) {
+      out.failures.push_back(pipeline_failure(p.key, std::move(layout).error()));
+      continue;
+    }
+    builder.add_pipeline(p.key, *vertex_ids[p.vertex_job], fragment_ids.at(p.fragment), *layout);
+    ++(p.exact ? out.exact_pipelines : out.fallback_pipelines);
+  }
+
+  // The report: what went in, what came out, what failed. No timings: the bundle's bytes must not vary.
+  nlohmann::ordered_json report;
+  report["format"] = "shaderbake-build-report/1";
+  report["guest"] = identity.guest_name;
+  report["toolchain"] = identity.toolchain_fingerprint;
+  report["inputs"] = nlohmann::ordered_json::array();
+  for (const trace::FileSummary& f : reader.files()) {
+    nlohmann::ordered_json j;
+    j["path"] = f.path;
+    j["capture"] = nlohmann::ordered_json::parse(f.capture.empty() ? "null" : f.capture, nullptr, false);
+    j["records"] = f.records;
+    j["draws"] = f.draws;
+    j["bad_records"] = f.bad_records;
+    report["inputs"].push_back(j);
+  }
+  const DedupeCounts counts = census.counts();
+  report["draws"] = counts.draws;
+  report["frames"] = counts.frames;
+  report["specializations"] = out.specializations;
+  report["families"] = out.families;
+  report["exact_pipelines"] = out.exact_pipelines;
+  report["fallback_pipelines"] = out.fallback_pipelines;
+  report["unique_sources"] = out.unique_sources;
+  report["vertex_modules"] = out.vertex_modules;
+  report["rejections"] = rejections;
+  report["failures"] = nlohmann::ordered_json::array();
+  for (const BuildFailure& f : out.failures)
+    report["failures"].push_back({{"route", f.route}, {"key", f.key}, {"reason", f.error.reason}, {"message", f.error.message}});
+  out.report_json = report.dump();
+  builder.set_report(out.report_json);
+
+  auto bytes = builder.serialize(options.write, &out.write);
+  if (!bytes) return std::move(bytes).error();
+  out.bytes = std::move(*bytes);
+  return out;
+}
+
+}  // namespace shaderbake::plan

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/bundle/bundle_writer.hpp"
+#include "lib/compile/compile_chain.hpp"
+#include "lib/core/result.hpp"
+#include "lib/guest/guest_model.hpp"
+#include "lib/plan/key_census.hpp"
+#include "lib/trace/trace_reader.hpp"
+
+namespace shaderbake::plan {
+
+struct BundleBuildOptions {
+  unsigned threads = 1;
+  compile::ModuleStore* cache = nullptr;  // the artifact cache, or nullptr
+  bundle::WriteOptions write;
+};
+
+// One thing a build could not make, with the key it belongs to.
+struct BuildFailure {
+  std::string route;  // "exact", "fallback" or "pipeline"
+  std::string key;    // hex of the key's hash
+  Error error;
+};
+
+struct BundleBuildResult {
+  std::vector<uint8_t> bytes;  // the serialised bundle
+  bundle::WriteStats write;
+  uint64_t specializations = 0;  // exact keys (every drawn program)
+  uint64_t families = 0;
+  uint64_t exact_pipelines = 0;     // pipeline recipes on the exact route
+  uint64_t fallback_pipelines = 0;  // and on the fallback route
+  uint64_t unique_sources = 0;      // distinct fragment sources compiled
+  uint64_t vertex_modules = 0;
+  std::vector<BuildFailure> failures;
+  std::string report_json;  // what the REPORT section holds
+};
+
+// The layout contract a pipeline of these two modules needs (descriptor set 0 and push constants), from
+// their reflection. An error when a module uses another descriptor set.
+Result<bundle::LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment);
+
+// Plans and builds the bundle of everything the census drew: the exact fragment module of each drawn program,
+// the ubershader of each admitted family, the vertex module and layout of each pipeline key, every one a
+// complete recipe. A module that fails is recorded (status in its specialization record, and in `failures`)
+// and the pipelines that needed it are left out; the rest go on. Deterministic: the bytes depend only on
+// the traces' content (and file names, in the report), never on thread timing or `threads`.
+Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,
+                                       const GuestModel& model, const BundleBuildOptions& options);
+
+}  // namespace shaderbake::plan
