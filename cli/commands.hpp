@@ -47,6 +47,21 @@ struct BuildOptions {
 };
 int run_build(const BuildOptions& options);
 
+struct InspectOptions {
+  std::string bundle;
+  std::string key;  // key hash prefix (hex) or full key hex; empty = the bundle summary
+  bool list = false;
+  bool json = false;
+  bool no_disassembly = false;
+};
+int run_inspect(const InspectOptions& options);
+
+struct VerifyOptions {
+  std::string bundle;
+  bool json = false;
+};
+int run_verify(const VerifyOptions& options);
+
 struct CheckVectorsOptions {
   std::vector<std::string> files;
   std::string engine = "all";  // oracle | exact | fallback | all

@@ -6,10 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <optional>
+#include <memory>
 #include <set>
 #include <thread>
 
+#include "cli/cache_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/terminal_sink.hpp"
@@ -65,29 +66,13 @@ int run_compile(const CompileOptions& options) {
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
 
-  // The artifact cache only saves time: when it cannot be used, the build goes on without it.
-  std::optional<cache::ArtifactCache> artifact_cache;
-  if (!options.no_cache) {
-    Result<std::filesystem::path> cache_dir = options.cache_dir.empty()
-                                                  ? cache::default_directory()
-                                                  : Result<std::filesystem::path>(options.cache_dir);
-    if (cache_dir) artifact_cache.emplace(*cache_dir);
-    else std::fprintf(stderr, "warning: compiling without the artifact cache: %s; pass --cache-dir DIR\n",
-                      cache_dir.error().message.c_str());
-  }
-
+  const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
   const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   const auto start = std::chrono::steady_clock::now();
-  plan::CompilePlanResult plan =
-      plan::compile_drawn_modules(reader, census, model, threads, artifact_cache ? &*artifact_cache : nullptr);
+  plan::CompilePlanResult plan = plan::compile_drawn_modules(reader, census, model, threads, artifact_cache.get());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const cache::CacheStats cache_stats = artifact_cache ? artifact_cache->stats() : cache::CacheStats{};
-  if (artifact_cache && cache_stats.store_failures) {
-    std::fprintf(stderr, "warning: %llu compiled modules were not stored in the artifact cache (first: %s); the "
-                 "output is complete, the next run compiles them again\n",
-                 static_cast<unsigned long long>(cache_stats.store_failures),
-                 artifact_cache->first_store_error()->to_string().c_str());
-  }
+  report_cache_store_failures(artifact_cache);
 
   // Modules are stored once by content (the same SPIR-V serves every key that produced it).
   const std::filesystem::path dir = options.output;
@@ -149,16 +134,7 @@ int run_compile(const CompileOptions& options) {
   summary["threads"] = threads;
   summary["seconds"] = seconds;
   summary["output"] = dir.string();
-  if (artifact_cache) {
-    summary["cache"] = {{"directory", artifact_cache->directory().string()},
-                        {"hits", cache_stats.hits},
-                        {"misses", cache_stats.misses},
-                        {"stores", cache_stats.stores},
-                        {"store_failures", cache_stats.store_failures},
-                        {"corrupt_discarded", cache_stats.corrupt_discarded}};
-  } else {
-    summary["cache"] = nullptr;
-  }
+  summary["cache"] = cache_summary(artifact_cache);
   if (options.json) {
     std::printf("%s\n", summary.dump(2).c_str());
   } else {

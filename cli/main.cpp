@@ -66,6 +66,29 @@ int main(int argc, char** argv) {
   build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
   build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");
 
+  InspectOptions inspect;
+  CLI::App* inspect_cmd = app.add_subcommand(
+      "inspect",
+      "Show what a bundle holds (versions, toolchain, counts, sizes), list its entries, or show one entry: its "
+      "decoded key (program words, host state), admission result, status, recipe, layout, and each module's "
+      "reflection and SPIR-V disassembly.");
+  inspect_cmd->add_option("bundle", inspect.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
+  inspect_cmd->add_option("key", inspect.key,
+                          "An entry: a prefix of its key hash (as reports and --list print it) or its full key in hex");
+  inspect_cmd->add_flag("--list", inspect.list, "List every entry: key hash, kind, route, status");
+  inspect_cmd->add_flag("--json", inspect.json, "Print JSON");
+  inspect_cmd->add_flag("--no-disassembly", inspect.no_disassembly, "Leave the SPIR-V disassembly out of an entry's view");
+
+  VerifyOptions verify;
+  CLI::App* verify_cmd = app.add_subcommand(
+      "verify",
+      "Re-check a bundle, trusting nothing its writer claims: section checksums, the index (hashes, order, "
+      "directory, every key found), every module (decompression, checksum, spirv-val, stage), every pipeline "
+      "recipe (key, module stages and references, vertex inputs, layout) and every stored admission result. "
+      "Exit 0 only when all hold.");
+  verify_cmd->add_option("bundle", verify.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
+  verify_cmd->add_flag("--json", verify.json, "Print the checks as JSON");
+
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
       "check-vectors",
@@ -105,6 +128,8 @@ int main(int argc, char** argv) {
   if (*dedupe_cmd) return run_dedupe(dedupe);
   if (*compile_cmd) return run_compile(compile);
   if (*build_cmd) return run_build(build);
+  if (*inspect_cmd) return run_inspect(inspect);
+  if (*verify_cmd) return run_verify(verify);
   if (*vectors_cmd) return run_check_vectors(vectors);
   if (*schema_cmd) return run_schema(schema);
   if (*cache_prune_cmd) return run_cache_prune(cache_prune);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "lib/bundle/layout_contract.hpp"
 #include "lib/plan/compile_plan.hpp"
 
 namespace shaderbake::plan {
@@ -13,15 +14,6 @@ namespace {
 
 constexpr uint32_t kVkStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
 constexpr uint32_t kVkStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
-
-uint32_t descriptor_type(compile::Reflection::Binding::Kind kind) {
-  switch (kind) {
-    case compile::Reflection::Binding::Kind::sampled_image: return 1;   // COMBINED_IMAGE_SAMPLER
-    case compile::Reflection::Binding::Kind::uniform_buffer: return 6;  // UNIFORM_BUFFER
-    case compile::Reflection::Binding::Kind::storage_buffer: return 7;  // STORAGE_BUFFER
-  }
-  return 0;
-}
 
 std::string as_key(std::span<const uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
 
@@ -37,32 +29,6 @@ BuildFailure pipeline_failure(std::span<const uint8_t> key, Error error) {
 }
 
 }  // namespace
-
-Result<bundle::LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment) {
-  std::map<uint32_t, bundle::LayoutContract::Binding> bindings;
-  bundle::LayoutContract out;
-  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&vertex, kVkStageVertex}, {&fragment, kVkStageFragment}};
-  for (const auto& [reflection, stage] : stages) {
-    for (const auto& b : reflection->bindings) {
-      if (b.set != 0)
-        return Error{ErrorKind::internal, "unsupported_descriptor_set",
-                     "a module uses descriptor set " + std::to_string(b.set) + "; layout contracts describe set 0 only", {}};
-      auto [it, inserted] = bindings.try_emplace(b.binding, bundle::LayoutContract::Binding{b.binding, descriptor_type(b.kind), 1, 0});
-      if (!inserted && it->second.descriptor_type != descriptor_type(b.kind))
-        return Error{ErrorKind::internal, "conflicting_bindings",
-                     "binding " + std::to_string(b.binding) + " has different types in the two stages", {}};
-      it->second.stage_flags |= stage;
-    }
-    if (reflection->push_constant_size) {
-      out.push_constant_size = std::max(out.push_constant_size, reflection->push_constant_size);
-      out.push_constant_stages |= stage;
-    }
-  }
-  if (bindings.size() > SBK_MAX_LAYOUT_BINDINGS)
-    return Error{ErrorKind::internal, "too_many_bindings", "a pipeline needs more than 16 bindings", {}};
-  for (const auto& [number, binding] : bindings) out.bindings.push_back(binding);
-  return out;
-}
 
 Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,
                                        const GuestModel& model, const BundleBuildOptions& options) {
@@ -153,7 +119,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       out.failures.push_back(pipeline_failure(p.key, vertex.error()));
       continue;
     }
-    auto layout = layout_contract(vertex->reflection, p.fragment->module->reflection);
+    auto layout = bundle::layout_contract(vertex->reflection, p.fragment->module->reflection);
     if (!layout) {
       out.failures.push_back(pipeline_failure(p.key, std::move(layout).error()));
       continue;

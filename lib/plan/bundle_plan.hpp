@@ -40,10 +40,6 @@ struct BundleBuildResult {
   std::string report_json;  // what the REPORT section holds
 };
 
-// The layout contract a pipeline of these two modules needs (descriptor set 0 and push constants), from
-// their reflection. An error when a module uses another descriptor set.
-Result<bundle::LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment);
-
 // Plans and builds the bundle of everything the census drew: the exact fragment module of each drawn program,
 // the ubershader of each admitted family, the vertex module and layout of each pipeline key, every one a
 // complete recipe. A module that fails is recorded (status in its specialization record, and in `failures`)

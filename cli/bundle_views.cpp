@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+#include "cli/bundle_views.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "lib/trace/vulkan_names.hpp"
+
+namespace shaderbake::cli {
+
+namespace {
+
+std::string hex32(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08X", v);
+  return text;
+}
+
+const char* descriptor_type_name(uint32_t type) {
+  switch (type) {
+    case 1: return "combined_image_sampler";
+    case 6: return "uniform_buffer";
+    case 7: return "storage_buffer";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json reflection_json(const compile::Reflection& r) {
+  nlohmann::ordered_json out;
+  out["bindings"] = nlohmann::ordered_json::array();
+  for (const auto& b : r.bindings) {
+    nlohmann::ordered_json j;
+    j["set"] = b.set;
+    j["binding"] = b.binding;
+    j["kind"] = b.kind == compile::Reflection::Binding::Kind::sampled_image    ? "sampled_image"
+                : b.kind == compile::Reflection::Binding::Kind::uniform_buffer ? "uniform_buffer"
+                                                                               : "storage_buffer";
+    if (b.dim) j["dim"] = b.dim == 1 ? "2d" : b.dim == 2 ? "3d" : "cube";
+    if (b.size) j["size"] = b.size;
+    out["bindings"].push_back(j);
+  }
+  out["push_constant_size"] = r.push_constant_size;
+  out["inputs"] = nlohmann::ordered_json::array();
+  for (const auto& v : r.inputs) out["inputs"].push_back({{"location", v.location}, {"components", v.components}});
+  return out;
+}
+
+nlohmann::ordered_json layout_json(const sbk_layout& layout) {
+  nlohmann::ordered_json out;
+  out["bindings"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < layout.binding_count && i < SBK_MAX_LAYOUT_BINDINGS; ++i) {
+    const sbk_layout_binding& b = layout.bindings[i];
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    if (b.stage_flags & 1) stages.push_back("vertex");
+    if (b.stage_flags & 16) stages.push_back("fragment");
+    out["bindings"].push_back({{"binding", b.binding},
+                               {"type", descriptor_type_name(b.descriptor_type)},
+                               {"count", b.descriptor_count},
+                               {"stages", stages}});
+  }
+  out["push_constant_size"] = layout.push_constant_size;
+  return out;
+}
+
+nlohmann::ordered_json host_state_json(const sbk_host_state& h) {
+  namespace vn = vulkan_names;
+  nlohmann::ordered_json out;
+  out["topology"] = vn::name_of(vn::topologies(), h.topology);
+  out["polygon_mode"] = vn::name_of(vn::polygon_modes(), h.polygon_mode);
+  out["cull_mode"] = vn::name_of(vn::cull_modes(), h.cull_mode);
+  out["front_face"] = vn::name_of(vn::front_faces(), h.front_face);
+  out["depth"] = {{"test", h.depth_test != 0}, {"write", h.depth_write != 0},
+                  {"compare", vn::name_of(vn::compare_ops(), h.depth_compare)}};
+  out["stencil"] = {{"test", h.stencil_test != 0}};
+  out["blend"] = nlohmann::ordered_json::array();
+  out["color_formats"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < h.color_count && i < SBK_MAX_COLOR_ATTACHMENTS; ++i) {
+    const sbk_blend_attachment& b = h.blend[i];
+    out["color_formats"].push_back(vn::name_of(vn::color_formats(), h.color_formats[i]));
+    nlohmann::ordered_json j = {{"enable", b.enable != 0}};
+    if (b.enable) {
+      j["src_color"] = vn::name_of(vn::blend_factors(), b.src_color);
+      j["dst_color"] = vn::name_of(vn::blend_factors(), b.dst_color);
+      j["color_op"] = vn::name_of(vn::blend_ops(), b.color_op);
+      j["src_alpha"] = vn::name_of(vn::blend_factors(), b.src_alpha);
+      j["dst_alpha"] = vn::name_of(vn::blend_factors(), b.dst_alpha);
+      j["alpha_op"] = vn::name_of(vn::blend_ops(), b.alpha_op);
+    }
+    j["write_mask"] = std::string(b.write_mask & 1 ? "r" : "") + (b.write_mask & 2 ? "g" : "") +
+                      (b.write_mask & 4 ? "b" : "") + (b.write_mask & 8 ? "a" : "");
+    out["blend"].push_back(j);
+  }
+  out["depth_format"] = vn::name_of(vn::depth_formats(), h.depth_format);
+  out["samples"] = h.samples;
+  nlohmann::ordered_json dynamic = nlohmann::ordered_json::array();
+  for (const auto& name : vn::dynamic_states())
+    if (h.dynamic_states & name.value) dynamic.push_back(name.name);
+  out["dynamic"] = dynamic;
+  nlohmann::ordered_json vertex;
+  vertex["bindings"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < h.binding_count && i < SBK_MAX_VERTEX_BINDINGS; ++i)
+    vertex["bindings"].push_back({{"binding", h.bindings[i].binding},
+                                  {"stride", h.bindings[i].stride},
+                                  {"rate", vn::name_of(vn::input_rates(), h.bindings[i].input_rate)}});
+  vertex["attributes"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < h.attribute_count && i < SBK_MAX_VERTEX_ATTRIBUTES; ++i)
+    vertex["attributes"].push_back({{"semantic", vn::name_of(vn::vertex_semantics(), h.attributes[i].semantic)},
+                                    {"binding", h.attributes[i].binding},
+                                    {"format", vn::name_of(vn::vertex_formats(), h.attributes[i].format)},
+                                    {"offset", h.attributes[i].offset}});
+  out["vertex"] = vertex;
+  return out;
+}
+
+nlohmann::ordered_json nv2a_program_json(const sbk_nv2a_program& p) {
+  static const char* const kModes[] = {"none", "project2d", "project3d", "cube", "passthru", "clipplane",
+                                       "bumpenvmap", "bumpenvmap_luminance", "brdf", "dot_st", "dot_zw",
+                                       "dot_rflct_diff", "dot_rflct_spec", "dot_str_3d", "dot_str_cube",
+                                       "dependent_ar", "dependent_gb", "dot_product", "dot_rflct_spec_const"};
+  static const char* const kFuncs[] = {"never", "less", "equal", "less_or_equal", "greater", "not_equal",
+                                       "greater_or_equal", "always"};
+  nlohmann::ordered_json out;
+  out["combiner_control"] = hex32(p.combiner_control);
+  uint32_t stages = sbk_nv2a_stage_count(&p);
+  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
+  for (const char* field : {"rgb_inputs", "rgb_outputs", "alpha_inputs", "alpha_outputs"}) out[field] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < stages; ++i) {
+    out["rgb_inputs"].push_back(hex32(p.rgb_inputs[i]));
+    out["rgb_outputs"].push_back(hex32(p.rgb_outputs[i]));
+    out["alpha_inputs"].push_back(hex32(p.alpha_inputs[i]));
+    out["alpha_outputs"].push_back(hex32(p.alpha_outputs[i]));
+  }
+  out["final_inputs"] = {hex32(p.final_inputs[0]), hex32(p.final_inputs[1])};
+  out["texture_modes"] = nlohmann::ordered_json::array();
+  out["texture_enabled"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    const uint32_t mode = p.texture_modes[i];
+    out["texture_modes"].push_back(mode < SBK_NV2A_TEXTURE_MODE_COUNT ? kModes[mode] : "reserved_" + std::to_string(mode));
+    out["texture_enabled"].push_back(p.texture_enabled[i] != 0);
+  }
+  out["alpha_test"] = {{"enabled", p.alpha_test_enabled != 0}, {"func", kFuncs[p.alpha_test_func & 7]}};
+  return out;
+}
+
+}  // namespace shaderbake::cli

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "lib/bundle/bundle_reader.hpp"
+
+#include <cstring>
+
+namespace shaderbake::bundle {
+
+namespace {
+
+const char* reason_of(sbk_result r) {
+  switch (r) {
+    case SBK_ERROR_IO: return "bundle_io";
+    case SBK_ERROR_NOT_A_BUNDLE: return "not_a_bundle";
+    case SBK_ERROR_VERSION: return "bundle_version";
+    case SBK_ERROR_OUT_OF_MEMORY: return "out_of_memory";
+    default: return "bundle_corrupt";
+  }
+}
+
+}  // namespace
+
+std::string to_hex(std::span<const uint8_t> bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 15]);
+  }
+  return out;
+}
+
+Error BundleFile::error(sbk_result result, const std::string& what) const {
+  Error e;
+  e.kind = result == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
+  e.reason = reason_of(result);
+  e.message = what + ": " + sbk_result_name(result);
+  e.where.file = path_;
+  return e;
+}
+
+Result<BundleFile> BundleFile::open(const std::string& path) {
+  BundleFile file;
+  file.path_ = path;
+  const sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
+  if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
+  return file;
+}
+
+BundleFile::BundleFile(BundleFile&& other) noexcept : bundle_(other.bundle_), path_(std::move(other.path_)) {
+  std::memset(&other.bundle_, 0, sizeof other.bundle_);
+}
+
+BundleFile& BundleFile::operator=(BundleFile&& other) noexcept {
+  if (this != &other) {
+    sbk_bundle_close(&bundle_);
+    bundle_ = other.bundle_;
+    path_ = std::move(other.path_);
+    std::memset(&other.bundle_, 0, sizeof other.bundle_);
+  }
+  return *this;
+}
+
+BundleFile::~BundleFile() { sbk_bundle_close(&bundle_); }
+
+std::string BundleFile::meta_json() const {
+  uint64_t size = 0;
+  const uint8_t* bytes = sbk_bundle_section(&bundle_, SBK_SECTION_META, &size);
+  return bytes ? std::string(reinterpret_cast<const char*>(bytes), size) : std::string();
+}
+
+Result<std::string> BundleFile::report_json() const {
+  size_t size = 0;
+  sbk_result r = sbk_bundle_read_report(&bundle_, nullptr, 0, &size);
+  if (r == SBK_NOT_FOUND) return std::string();
+  if (r != SBK_ERROR_BUFFER_TOO_SMALL && r != SBK_OK) return error(r, "cannot read the report");
+  std::string text(size, '\0');
+  r = sbk_bundle_read_report(&bundle_, text.data(), text.size(), &size);
+  if (r != SBK_OK) return error(r, "cannot read the report");
+  return text;
+}
+
+Result<sbk_entry> BundleFile::entry(uint32_t index) const {
+  sbk_entry e;
+  const sbk_result r = sbk_bundle_entry_at(&bundle_, index, &e);
+  if (r != SBK_OK) return error(r, "entry " + std::to_string(index));
+  return e;
+}
+
+Result<std::vector<uint32_t>> BundleFile::module_words(uint32_t module) const {
+  sbk_module_info info;
+  sbk_result r = sbk_bundle_module_info(&bundle_, module, &info);
+  if (r != SBK_OK) return error(r, "module " + std::to_string(module));
+  std::vector<uint32_t> words((info.raw_size + 3) / 4);
+  size_t size = 0;
+  r = sbk_bundle_read_module(&bundle_, module, words.data(), words.size() * 4, &size, nullptr);
+  if (r != SBK_OK) return error(r, "module " + std::to_string(module));
+  if (size % 4 != 0) return error(SBK_ERROR_CORRUPT, "module " + std::to_string(module) + " is not whole words");
+  return words;
+}
+
+Result<sbk_layout> BundleFile::layout(uint32_t index) const {
+  sbk_layout out;
+  const sbk_result r = sbk_bundle_layout(&bundle_, index, &out);
+  if (r != SBK_OK) return error(r, "layout " + std::to_string(index));
+  return out;
+}
+
+std::vector<sbk_entry> BundleFile::find_by_hex(const std::string& hex) const {
+  std::vector<sbk_entry> out;
+  if (hex.empty()) return out;
+  for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle_); ++i) {
+    sbk_entry e;
+    if (sbk_bundle_entry_at(&bundle_, i, &e) != SBK_OK) continue;
+    const std::span<const uint8_t> key(e.key, e.key_size);
+    if (KeyHash::of(key).to_hex().starts_with(hex) || to_hex(key) == hex) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace shaderbake::bundle

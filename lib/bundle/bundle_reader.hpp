@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/core/key_hash.hpp"
+#include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::bundle {
+
+// The tool's view of a bundle: the runtime header's loader (the same code a renderer runs) behind an owning
+// C++ handle whose failures are Errors that name the file. Movable, not copyable.
+class BundleFile {
+ public:
+  // Maps `path` (sbk_bundle_open_file). Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
+  static Result<BundleFile> open(const std::string& path);
+
+  BundleFile(BundleFile&& other) noexcept;
+  BundleFile& operator=(BundleFile&& other) noexcept;
+  BundleFile(const BundleFile&) = delete;
+  BundleFile& operator=(const BundleFile&) = delete;
+  ~BundleFile();
+
+  const sbk_bundle& handle() const { return bundle_; }
+  const std::string& path() const { return path_; }
+  uint64_t size() const { return bundle_.size; }
+
+  // The META section's JSON text.
+  std::string meta_json() const;
+  // The build report's JSON text, empty when the bundle has none.
+  Result<std::string> report_json() const;
+  Result<sbk_entry> entry(uint32_t index) const;
+  // Decompresses and checks a module.
+  Result<std::vector<uint32_t>> module_words(uint32_t module) const;
+  Result<sbk_layout> layout(uint32_t index) const;
+
+  // Entries whose key hash starts with `hex_prefix` (lowercase hex of KeyHash::to_hex, high half first), or
+  // whose full canonical key is `hex_prefix` (hex of the key bytes). Damaged entries are skipped.
+  std::vector<sbk_entry> find_by_hex(const std::string& hex_prefix) const;
+
+  // An Error naming this file for a loader result.
+  Error error(sbk_result result, const std::string& what) const;
+
+ private:
+  BundleFile() = default;
+  sbk_bundle bundle_{};
+  std::string path_;
+};
+
+// Lower-case hex of bytes.
+std::string to_hex(std::span<const uint8_t> bytes);
+
+}  // namespace shaderbake::bundle

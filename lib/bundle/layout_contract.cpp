@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#include "lib/bundle/layout_contract.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace shaderbake::bundle {
+
+namespace {
+
+constexpr uint32_t kVkStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
+constexpr uint32_t kVkStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+
+uint32_t descriptor_type(compile::Reflection::Binding::Kind kind) {
+  switch (kind) {
+    case compile::Reflection::Binding::Kind::sampled_image: return 1;   // COMBINED_IMAGE_SAMPLER
+    case compile::Reflection::Binding::Kind::uniform_buffer: return 6;  // UNIFORM_BUFFER
+    case compile::Reflection::Binding::Kind::storage_buffer: return 7;  // STORAGE_BUFFER
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment) {
+  std::map<uint32_t, LayoutContract::Binding> bindings;
+  LayoutContract out;
+  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&vertex, kVkStageVertex}, {&fragment, kVkStageFragment}};
+  for (const auto& [reflection, stage] : stages) {
+    for (const auto& b : reflection->bindings) {
+      if (b.set != 0)
+        return Error{ErrorKind::internal, "unsupported_descriptor_set",
+                     "a module uses descriptor set " + std::to_string(b.set) + "; layout contracts describe set 0 only", {}};
+      auto [it, inserted] = bindings.try_emplace(b.binding, LayoutContract::Binding{b.binding, descriptor_type(b.kind), 1, 0});
+      if (!inserted && it->second.descriptor_type != descriptor_type(b.kind))
+        return Error{ErrorKind::internal, "conflicting_bindings",
+                     "binding " + std::to_string(b.binding) + " has different types in the two stages", {}};
+      it->second.stage_flags |= stage;
+    }
+    if (reflection->push_constant_size) {
+      out.push_constant_size = std::max(out.push_constant_size, reflection->push_constant_size);
+      out.push_constant_stages |= stage;
+    }
+  }
+  if (bindings.size() > SBK_MAX_LAYOUT_BINDINGS)
+    return Error{ErrorKind::internal, "too_many_bindings", "a pipeline needs more than 16 bindings", {}};
+  for (const auto& [number, binding] : bindings) out.bindings.push_back(binding);
+  return out;
+}
+
+}  // namespace shaderbake::bundle

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "lib/bundle/bundle_writer.hpp"
+#include "lib/compile/spirv_module.hpp"
+#include "lib/core/result.hpp"
+
+namespace shaderbake::bundle {
+
+// The layout contract a pipeline of these two modules needs (descriptor set 0 and push constants), from
+// their reflection: each binding with the stages that use it. An error when a module uses another
+// descriptor set or a binding has different types in the two stages.
+Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment);
+
+}  // namespace shaderbake::bundle
