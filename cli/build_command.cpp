@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/cache_options.hpp"
@@ -49,6 +50,11 @@ int run_build(const BuildOptions& options) {
   build.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   build.cache = artifact_cache.get();
   build.write.threads = build.threads;
+  std::optional<CacheCompressionMemo> memo;
+  if (artifact_cache) {
+    memo.emplace(*artifact_cache);
+    build.write.memo = &*memo;
+  }
   if (::isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "compiling on %u threads...\n", build.threads);
   auto result = plan::build_bundle(reader, census, model, build);
   if (!result) {

@@ -33,4 +33,17 @@ nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>
           {"store_failures", stats.store_failures},   {"corrupt_discarded", stats.corrupt_discarded}};
 }
 
+cache::ArtifactIdentity CacheCompressionMemo::identity_of(std::span<const uint8_t> identity) const {
+  return cache_.identity("bundle-compression/1", compile::ShaderStage::fragment,
+                         std::string_view(reinterpret_cast<const char*>(identity.data()), identity.size()));
+}
+
+std::optional<std::vector<uint8_t>> CacheCompressionMemo::find(std::span<const uint8_t> identity) {
+  return cache_.load_blob(identity_of(identity));
+}
+
+void CacheCompressionMemo::put(std::span<const uint8_t> identity, std::span<const uint8_t> bytes) {
+  (void)cache_.store_blob(identity_of(identity), bytes);  // only saves time: a failed store costs a recompression
+}
+
 }  // namespace shaderbake::cli

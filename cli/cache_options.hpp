@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 
 namespace shaderbake::cli {
@@ -18,5 +19,17 @@ void report_cache_store_failures(const std::unique_ptr<cache::ArtifactCache>& ca
 
 // {"directory", "hits", "misses", "stores", "store_failures", "corrupt_discarded"}, or null without a cache.
 nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>& cache);
+
+// The bundle writer's compression memo, kept in the artifact cache as blob entries.
+class CacheCompressionMemo final : public bundle::CompressionMemo {
+ public:
+  explicit CacheCompressionMemo(cache::ArtifactCache& cache) : cache_(cache) {}
+  std::optional<std::vector<uint8_t>> find(std::span<const uint8_t> identity) override;
+  void put(std::span<const uint8_t> identity, std::span<const uint8_t> bytes) override;
+
+ private:
+  cache::ArtifactIdentity identity_of(std::span<const uint8_t> identity) const;
+  cache::ArtifactCache& cache_;
+};
 
 }  // namespace shaderbake::cli

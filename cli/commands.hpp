@@ -14,6 +14,7 @@ struct DedupeOptions {
   std::vector<std::string> traces;
   bool json = false;
   bool strict = false;
+  std::string keys;  // optional: write the distinct (program, host) pairs as text (samples/client/README.md)
 };
 int run_dedupe(const DedupeOptions& options);
 

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/bundle/bundle_writer.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
 
@@ -89,6 +95,54 @@ void print_counts(const plan::DedupeCounts& c, const trace::TraceReader& reader)
   }
 }
 
+// Forwards every draw to the census and remembers the first use of each distinct (program, host) pair:
+// what `--keys` writes, so that a client without a JSON parser (samples/client/) can replay the keys a
+// renderer would meet, in the order it would meet them.
+class FirstUseLog final : public trace::DrawConsumer {
+ public:
+  explicit FirstUseLog(trace::DrawConsumer& next) : next_(next) {}
+
+  void on_draw(const trace::DrawEvent& draw) override {
+    next_.on_draw(draw);
+    if (pairs_.insert(uint64_t{draw.program} << 32 | draw.host).second)
+      first_uses_.push_back({draw.frame, draw.program, draw.host});
+  }
+
+  struct FirstUse {
+    int64_t frame;
+    uint32_t program;
+    uint32_t host;
+  };
+  const std::vector<FirstUse>& first_uses() const { return first_uses_; }
+
+ private:
+  trace::DrawConsumer& next_;
+  std::unordered_set<uint64_t> pairs_;
+  std::vector<FirstUse> first_uses_;
+};
+
+void append_hex(std::string& out, std::span<const uint8_t> bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  for (const uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+}
+
+// The `shaderbake-keys/1` text (samples/client/README.md): a comment line, then one line per pair.
+std::string keys_text(const FirstUseLog& log, const trace::TraceReader& reader) {
+  std::string out = "# shaderbake-keys/1\n";
+  for (const FirstUseLog::FirstUse& use : log.first_uses()) {
+    out += std::to_string(use.frame);
+    out += ' ';
+    append_hex(out, reader.exact_keys().bytes(use.program));
+    out += ' ';
+    append_hex(out, reader.host_states().bytes(use.host));
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_dedupe(const DedupeOptions& options) {
@@ -96,8 +150,18 @@ int run_dedupe(const DedupeOptions& options) {
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
   plan::KeyCensus census(reader, &model);
-  if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
+  FirstUseLog log(census);
+  if (const int code = read_traces(options.traces, options.strict, reader, log, sink); code != kExitOk) return code;
   const plan::DedupeCounts counts = census.counts();
+  if (!options.keys.empty()) {
+    const std::string text = keys_text(log, reader);
+    if (const Status s = bundle::write_file_atomic(
+            options.keys, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+        !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
+      return kExitOutput;
+    }
+  }
   if (options.json) {
     std::printf("%s\n", counts_json(counts, reader).dump(2).c_str());
   } else {

@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   dedupe_cmd->add_flag("--json", dedupe.json, "Print one JSON object (schema: 'shaderbake schema dedupe')");
   dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
+  dedupe_cmd->add_option("--keys", dedupe.keys,
+                         "Also write each distinct (program, host state) pair, in first-use order, as a text file: "
+                         "'<frame> <exact key hex> <host state hex>' a line (format: samples/client/README.md)");
 
   CompileOptions compile;
   CLI::App* compile_cmd = app.add_subcommand(

@@ -408,6 +408,7 @@ typedef struct sbk_bundle {
   uint64_t mapping_size;
   uint64_t section_offset[SBK_SECTION_TYPE_COUNT];
   uint64_t section_size[SBK_SECTION_TYPE_COUNT];
+  uint64_t section_checksum[SBK_SECTION_TYPE_COUNT];
   uint32_t entry_count;
   uint32_t directory_bits;
   uint32_t module_count;
@@ -470,16 +471,23 @@ SBK_API uint32_t sbk_bundle_module_count(const sbk_bundle* bundle);
 SBK_API uint32_t sbk_bundle_layout_count(const sbk_bundle* bundle);
 SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle);
 
-/* Bytes and size of a section (NULL and 0 when absent). */
+/* Bytes and size of a section (NULL and 0 when absent), as stored: not checked against the section's
+ * checksum (sbk_bundle_check_sections does that). */
 SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out);
 
 /* Looks up a canonical key (any kind). SBK_OK fills `entry`; SBK_NOT_FOUND is the normal miss;
  * SBK_ERROR_CORRUPT when a candidate's record is damaged. No allocation, no side effect. */
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry);
 
-/* The index-th entry, in index order (for listing and verification). */
+/* The index-th entry, in index order (for listing and verification). SBK_ERROR_CORRUPT also when the record
+ * the index entry points at does not hold a key of the entry's hash. */
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry);
 
+/* Stage and sizes of module `module`. SBK_ERROR_CORRUPT when its frame does not lie inside MODULE_DATA, the
+ * stage is not vertex or fragment, the raw size is not a non-zero multiple of 4, or the frame's own header
+ * disagrees with the sizes (only the frame's headers are read; nothing is decoded). The
+ * module table has no checksum of its own: damage that keeps every field plausible and consistent (the stage
+ * turned from fragment into vertex) is found by sbk_bundle_check_sections, not here. */
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info);
 
 /* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
@@ -489,10 +497,14 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
 
+/* Layout contract `layout`. Layouts have no checksum of their own, so each call verifies the checksum of the
+ * whole LAYOUTS section (272 bytes a layout; a bundle holds few distinct layouts) before reading it:
+ * SBK_ERROR_CORRUPT on a mismatch or a layout that breaks the rules of schemas/bundle.md. */
 SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out);
 
 /* Decompresses the build report (JSON text, not NUL-terminated) into `out`; sizing works like
- * sbk_bundle_read_module. SBK_NOT_FOUND when the bundle has no report. */
+ * sbk_bundle_read_module. The REPORT section's checksum is verified first (its zstd frame carries none):
+ * SBK_ERROR_CORRUPT on a mismatch. SBK_NOT_FOUND when the bundle has no report. */
 SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, size_t capacity, size_t* size_out);
 
 /* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
@@ -1197,6 +1209,7 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
     if (type < SBK_SECTION_TYPE_COUNT) {
       b->section_offset[type] = offset;
       b->section_size[type] = length;
+      b->section_checksum[type] = sbk__get_u64(e + 24);
     }
   }
   {
@@ -1307,10 +1320,10 @@ SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path) {
 }
 
 SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle) {
-  const uint32_t header_size = sbk__get_u32(bundle->data + 12);
-  const uint32_t count = sbk__get_u32(bundle->data + 24);
-  uint32_t i;
+  uint32_t header_size, count, i;
   SBK_ASSERT(bundle != NULL && bundle->data != NULL);
+  header_size = sbk__get_u32(bundle->data + 12);
+  count = sbk__get_u32(bundle->data + 24);
   for (i = 0; i < count; ++i) {
     const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
     const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
@@ -1332,11 +1345,15 @@ SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_
   return sbk__section_bytes(bundle, type);
 }
 
+static const uint8_t* sbk__index_entry(const sbk_bundle* b, uint32_t i) {
+  return sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
+         (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+}
+
 /* Reads index entry `i` into `entry`: the record it points at is bounds-checked, its checksum verified and
  * its references range-checked. The key compare is the caller's. */
 static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* entry) {
-  const uint8_t* e = sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
-                     (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+  const uint8_t* e = sbk__index_entry(b, i);
   const uint64_t offset = sbk__get_u64(e + 16);
   const uint32_t size = sbk__get_u32(e + 24);
   const uint8_t* r;
@@ -1367,14 +1384,23 @@ static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* en
 }
 
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry) {
+  const uint8_t* e;
+  sbk_key_hash h;
+  sbk_result r;
   SBK_ASSERT(bundle != NULL && entry != NULL);
   if (index >= bundle->entry_count) return SBK_NOT_FOUND;
-  return sbk__load_entry(bundle, index, entry);
+  r = sbk__load_entry(bundle, index, entry);
+  if (r != SBK_OK) return r;
+  /* A probe reaches a record through the key's hash and compares keys; here only the index entry's offset
+   * leads to it, and a damaged offset can lead to another entry's intact record. Its key must have this
+   * entry's hash. */
+  e = sbk__index_entry(bundle, index);
+  h = sbk_hash_key(entry->key, entry->key_size);
+  return (h.low == sbk__get_u64(e) && h.high == sbk__get_u64(e + 8)) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
   const uint8_t* index;
-  const uint8_t* entries;
   sbk_key_hash h;
   uint64_t bucket;
   uint32_t first, last, i;
@@ -1382,7 +1408,6 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
   SBK_ASSERT(bundle != NULL && key != NULL && entry != NULL);
   if (bundle->entry_count == 0) return SBK_NOT_FOUND;
   index = sbk__section_bytes(bundle, SBK_SECTION_INDEX);
-  entries = index + sbk__index_prefix_size(bundle->directory_bits);
   h = sbk_hash_key(key, key_size);
   /* The directory maps the top `directory_bits` bits of the hash's high half to the first entry of that
    * bucket; entries are sorted by (high, low), so a bucket is a short contiguous run. */
@@ -1391,7 +1416,7 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
   last = sbk__get_u32(index + 16 + 4u * (bucket + 1u));
   if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
   for (i = first; i < last; ++i) {
-    const uint8_t* e = entries + (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+    const uint8_t* e = sbk__index_entry(bundle, i);
     sbk_result r;
     if (sbk__get_u64(e + 8) != h.high || sbk__get_u64(e) != h.low) continue;
     r = sbk__load_entry(bundle, i, entry);
@@ -1410,13 +1435,31 @@ static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
 
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
   const uint8_t* e;
+  const uint8_t* frame;
+  uint64_t frame_offset;
+  unsigned long long content_size;
+  size_t frame_size;
   SBK_ASSERT(bundle != NULL && info != NULL);
   if (module >= bundle->module_count) return SBK_NOT_FOUND;
   e = sbk__module_entry(bundle, module);
+  frame_offset = sbk__get_u64(e);
   info->compressed_size = sbk__get_u32(e + 8);
   info->raw_size = sbk__get_u32(e + 12);
   info->stage = sbk__get_u32(e + 24);
-  if (!sbk__fits(sbk__get_u64(e), info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
+  if (!sbk__fits(frame_offset, info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
+    return SBK_ERROR_CORRUPT;
+  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary) only. */
+  if ((info->stage != 1u && info->stage != 16u) || info->raw_size == 0 || info->raw_size % 4u != 0 ||
+      sbk__get_u32(e + 28) > 1u)
+    return SBK_ERROR_CORRUPT;
+  /* The row has no checksum: hold its sizes against the frame's own headers, which zstd reads without
+   * decoding. The frame is exactly compressed_size bytes, and decodes to raw_size when its header says. */
+  frame = sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + frame_offset;
+  frame_size = ZSTD_findFrameCompressedSize(frame, info->compressed_size);
+  if (ZSTD_isError(frame_size) || frame_size != info->compressed_size) return SBK_ERROR_CORRUPT;
+  content_size = ZSTD_getFrameContentSize(frame, info->compressed_size);
+  if (content_size == ZSTD_CONTENTSIZE_ERROR ||
+      (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != (unsigned long long)info->raw_size))
     return SBK_ERROR_CORRUPT;
   return SBK_OK;
 }
@@ -1455,7 +1498,6 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   e = sbk__module_entry(bundle, module);
   *size_out = info.raw_size;
   if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
-  if (sbk__get_u32(e + 28) > 1u || info.raw_size == 0) return SBK_ERROR_CORRUPT; /* flags: bit 0 dictionary */
   r = sbk__decompress(bundle, sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
                       info.compressed_size, out, info.raw_size, (int)(sbk__get_u32(e + 28) & 1u), zstd_dctx);
   if (r != SBK_OK) return r;
@@ -1463,12 +1505,19 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
 }
 
 SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out) {
+  const uint8_t* section;
   const uint8_t* p;
   uint32_t i;
   SBK_ASSERT(bundle != NULL && out != NULL);
-  if (layout >= bundle->layout_count) return SBK_NOT_FOUND;
-  p = sbk__section_bytes(bundle, SBK_SECTION_LAYOUTS) + 8u + (uint64_t)layout * SBK_BUNDLE_LAYOUT_SIZE;
   memset(out, 0, sizeof *out);
+  if (layout >= bundle->layout_count) return SBK_NOT_FOUND;
+  /* A layout has no checksum of its own and no later check (a module read has its raw checksum, a record
+   * its check): the section's checksum is the only thing that vouches for these bytes. */
+  section = sbk__section_bytes(bundle, SBK_SECTION_LAYOUTS);
+  if (XXH3_64bits(section, (size_t)bundle->section_size[SBK_SECTION_LAYOUTS]) !=
+      bundle->section_checksum[SBK_SECTION_LAYOUTS])
+    return SBK_ERROR_CORRUPT;
+  p = section + 8u + (uint64_t)layout * SBK_BUNDLE_LAYOUT_SIZE;
   out->binding_count = sbk__get_u32(p);
   out->push_constant_size = sbk__get_u32(p + 4);
   out->push_constant_stages = sbk__get_u32(p + 8);
@@ -1481,6 +1530,8 @@ SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, 
     out->bindings[i].stage_flags = sbk__get_u32(q + 12);
     if (i > 0 && out->bindings[i].binding <= out->bindings[i - 1].binding) return SBK_ERROR_CORRUPT;
   }
+  for (i = 16u + 16u * out->binding_count; i < SBK_BUNDLE_LAYOUT_SIZE; ++i) /* unused bindings are zero */
+    if (p[i] != 0) return SBK_ERROR_CORRUPT;
   return SBK_OK;
 }
 
@@ -1491,6 +1542,10 @@ SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, s
   *size_out = 0;
   if (bundle->section_offset[SBK_SECTION_REPORT] == 0) return SBK_NOT_FOUND;
   src = sbk__section_bytes(bundle, SBK_SECTION_REPORT);
+  /* The writer's frame carries no content checksum: without this, damage inside it can decode to other text. */
+  if (XXH3_64bits(src, (size_t)bundle->section_size[SBK_SECTION_REPORT]) !=
+      bundle->section_checksum[SBK_SECTION_REPORT])
+    return SBK_ERROR_CORRUPT;
   raw = ZSTD_getFrameContentSize(src, (size_t)bundle->section_size[SBK_SECTION_REPORT]);
   if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (unsigned long long)SIZE_MAX ||
       raw > 0xFFFFFFFFull)

@@ -116,7 +116,7 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
     sbk_module_info info;
     auto module = file.module_words(m);
     if (!module || sbk_bundle_module_info(&b, m, &info) != SBK_OK) {
-      modules.failures.push_back("module " + std::to_string(m) + ": " + (module ? "bad entry" : module.error().message));
+      modules.failures.push_back(module ? "module " + std::to_string(m) + ": bad entry" : module.error().message);
       continue;
     }
     if (const Status valid = compile::validate_spirv(*module); !valid)
@@ -144,7 +144,7 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
     const std::string name = entry_name(*entry);
     if (entry->kind == SBK_KEY_KIND_EXACT || entry->kind == SBK_KEY_KIND_FAMILY) {
       ++specializations.checked;
-      if (entry->fragment_module != SBK_NO_MODULE && stages[entry->fragment_module] != 0x10)
+      if (entry->fragment_module != SBK_NO_MODULE && words[entry->fragment_module] && stages[entry->fragment_module] != 0x10)
         specializations.failures.push_back(name + ": its module is not a fragment shader");
       if (entry->kind == SBK_KEY_KIND_EXACT) {
         sbk_nv2a_program program;
@@ -170,6 +170,10 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
     sbk_host_state host;
     if (sbk_decode_pipeline_key(entry->key, entry->key_size, &route, &fragment_key, &fragment_size, &host) != SBK_OK) {
       recipes.failures.push_back(name + ": the key does not decode");
+      continue;
+    }
+    if (!words[entry->vertex_module] || !words[entry->fragment_module]) {
+      recipes.failures.push_back(name + ": uses a module that cannot be read (above)");
       continue;
     }
     if (stages[entry->vertex_module] != 0x1 || stages[entry->fragment_module] != 0x10) {

@@ -73,7 +73,7 @@ std::vector<uint8_t> train_dictionary(const std::vector<const std::vector<uint32
   std::vector<uint8_t> dict(capacity);
   ZDICT_fastCover_params_t params;
   std::memset(&params, 0, sizeof params);
-  params.k = 256;
+  params.k = 2000;
   params.d = 8;
   params.f = 20;
   params.accel = 1;
@@ -84,6 +84,133 @@ std::vector<uint8_t> train_dictionary(const std::vector<const std::vector<uint32
   if (ZDICT_isError(n)) return {};
   dict.resize(n);
   return dict;
+}
+
+
+struct CompressedModules {
+  std::vector<uint8_t> dictionary;          // empty: frames carry no dictionary
+  std::vector<std::vector<uint8_t>> frames;  // one per module, in module order
+};
+
+Result<CompressedModules> compress_modules(const std::vector<const std::vector<uint32_t>*>& modules,
+                                           const WriteOptions& options) {
+  CompressedModules out;
+  out.dictionary = train_dictionary(modules, options.dictionary_capacity);
+  ZSTD_CDict* cdict = nullptr;
+  if (!out.dictionary.empty()) {
+    cdict = ZSTD_createCDict(out.dictionary.data(), out.dictionary.size(), options.compression_level);
+    if (!cdict) return Error{ErrorKind::internal, "zstd_error", "cannot create the compression dictionary", {}};
+  }
+  out.frames.resize(modules.size());
+  std::vector<size_t> frame_errors(modules.size(), 0);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    for (size_t i; (i = next.fetch_add(1)) < modules.size();) {
+      const auto raw = as_bytes(*modules[i]);
+      std::vector<uint8_t>& frame = out.frames[i];
+      frame.resize(ZSTD_compressBound(raw.size()));
+      const size_t n = cctx == nullptr ? 0
+                       : cdict ? ZSTD_compress_usingCDict(cctx, frame.data(), frame.size(), raw.data(), raw.size(), cdict)
+                               : ZSTD_compressCCtx(cctx, frame.data(), frame.size(), raw.data(), raw.size(),
+                                                   options.compression_level);
+      if (cctx == nullptr || ZSTD_isError(n)) {
+        frame_errors[i] = cctx == nullptr ? size_t(-1) : n;
+        frame.clear();
+      } else {
+        frame.resize(n);
+      }
+    }
+    ZSTD_freeCCtx(cctx);
+  };
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(std::max<size_t>(1, modules.size()))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  ZSTD_freeCDict(cdict);
+  for (size_t e : frame_errors)
+    if (e) return zstd_error("compressing a module", e);
+  return out;
+}
+
+// What the compression of `modules` depends on: zstd's version, the options, and each module's content hash
+// and size, in module order.
+std::vector<uint8_t> compression_identity(const std::vector<const std::vector<uint32_t>*>& modules,
+                                          const WriteOptions& options) {
+  ByteWriter w;
+  const std::string tag = "shaderbake-bundle-compression/1 fastcover k=2000 d=8 f=20";
+  w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
+  w.u32(ZSTD_versionNumber());
+  w.u32(static_cast<uint32_t>(options.compression_level));
+  w.u64(options.dictionary_capacity);
+  w.u64(modules.size());
+  for (const auto* words : modules) {
+    const KeyHash h = KeyHash::of(as_bytes(*words));
+    w.u64(h.low);
+    w.u64(h.high);
+    w.u64(words->size());
+  }
+  return std::move(w.data());
+}
+
+// Memo bytes: u32 dictionary size, the dictionary, u32 frame count, then per frame a u32 size and its bytes.
+std::vector<uint8_t> encode_compression(const CompressedModules& c) {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(c.dictionary.size()));
+  w.bytes(c.dictionary);
+  w.u32(static_cast<uint32_t>(c.frames.size()));
+  for (const auto& f : c.frames) {
+    w.u32(static_cast<uint32_t>(f.size()));
+    w.bytes(f);
+  }
+  return std::move(w.data());
+}
+
+// The memo's compression of `modules`, only if every frame decodes to exactly its module's bytes.
+std::optional<CompressedModules> recall_compression(CompressionMemo& memo,
+                                                    const std::vector<const std::vector<uint32_t>*>& modules,
+                                                    const WriteOptions& options, bool* hit) {
+  const auto bytes = memo.find(compression_identity(modules, options));
+  if (!bytes) return std::nullopt;
+  size_t at = 0;
+  auto take_u32 = [&](uint32_t* v) {
+    if (bytes->size() - at < 4) return false;
+    *v = 0;
+    for (int i = 3; i >= 0; --i) *v = (*v << 8) | (*bytes)[at + i];
+    at += 4;
+    return true;
+  };
+  auto take = [&](std::vector<uint8_t>& out, uint32_t n) {
+    if (bytes->size() - at < n) return false;
+    out.assign(bytes->begin() + at, bytes->begin() + at + n);
+    at += n;
+    return true;
+  };
+  CompressedModules c;
+  uint32_t n = 0;
+  if (!take_u32(&n) || !take(c.dictionary, n) || !take_u32(&n) || n != modules.size()) return std::nullopt;
+  c.frames.resize(n);
+  for (auto& f : c.frames)
+    if (!take_u32(&n) || !take(f, n)) return std::nullopt;
+  if (at != bytes->size()) return std::nullopt;
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  ZSTD_DDict* ddict = c.dictionary.empty() ? nullptr : ZSTD_createDDict(c.dictionary.data(), c.dictionary.size());
+  bool good = dctx != nullptr && (c.dictionary.empty() || ddict != nullptr);
+  std::vector<uint8_t> out;
+  for (size_t i = 0; good && i < modules.size(); ++i) {
+    const auto raw = as_bytes(*modules[i]);
+    out.resize(raw.size());
+    const size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
+                             : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
+    good = !ZSTD_isError(got) && got == raw.size() && std::equal(out.begin(), out.end(), raw.begin());
+  }
+  ZSTD_freeDDict(ddict);
+  ZSTD_freeDCtx(dctx);
+  if (!good) return std::nullopt;
+  *hit = true;
+  return c;
 }
 
 }  // namespace
@@ -153,45 +280,18 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     return it->second;
   };
 
-  // ---- modules: dictionary, then one frame each (in parallel; each frame is independent) ----
-  const std::vector<uint8_t> dictionary = train_dictionary(module_words, options.dictionary_capacity);
-  ZSTD_CDict* cdict = nullptr;
-  if (!dictionary.empty()) {
-    cdict = ZSTD_createCDict(dictionary.data(), dictionary.size(), options.compression_level);
-    if (!cdict) return Error{ErrorKind::internal, "zstd_error", "cannot create the compression dictionary", {}};
+  // ---- modules: dictionary, then one frame each (remembered by the memo between builds) ----
+  bool memo_hit = false;
+  auto compressed = options.memo ? recall_compression(*options.memo, module_words, options, &memo_hit)
+                                 : std::optional<CompressedModules>();
+  if (!compressed) {
+    auto fresh = compress_modules(module_words, options);
+    if (!fresh) return std::move(fresh).error();
+    compressed = std::move(*fresh);
+    if (options.memo) options.memo->put(compression_identity(module_words, options), encode_compression(*compressed));
   }
-  std::vector<std::vector<uint8_t>> frames(module_words.size());
-  std::vector<size_t> frame_errors(module_words.size(), 0);
-  {
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      ZSTD_CCtx* cctx = ZSTD_createCCtx();
-      for (size_t i; (i = next.fetch_add(1)) < module_words.size();) {
-        const auto raw = as_bytes(*module_words[i]);
-        std::vector<uint8_t>& out = frames[i];
-        out.resize(ZSTD_compressBound(raw.size()));
-        const size_t n = cctx == nullptr ? 0
-                         : cdict ? ZSTD_compress_usingCDict(cctx, out.data(), out.size(), raw.data(), raw.size(), cdict)
-                                 : ZSTD_compressCCtx(cctx, out.data(), out.size(), raw.data(), raw.size(),
-                                                     options.compression_level);
-        if (cctx == nullptr || ZSTD_isError(n)) {
-          frame_errors[i] = cctx == nullptr ? size_t(-1) : n;
-          out.clear();
-        } else {
-          out.resize(n);
-        }
-      }
-      ZSTD_freeCCtx(cctx);
-    };
-    const unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(frames.size())));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
-  ZSTD_freeCDict(cdict);
-  for (size_t i = 0; i < frame_errors.size(); ++i)
-    if (frame_errors[i]) return zstd_error("compressing a module", frame_errors[i]);
+  const std::vector<uint8_t>& dictionary = compressed->dictionary;
+  const std::vector<std::vector<uint8_t>>& frames = compressed->frames;
 
   // ---- sections ----
   std::map<uint32_t, std::vector<uint8_t>> sections;
@@ -347,6 +447,7 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     for (const auto* words : module_words) stats->raw_module_bytes += words->size() * 4;
     stats->compressed_module_bytes = sections[SBK_SECTION_MODULE_DATA].size();
     stats->dictionary_bytes = dictionary.size();
+    stats->compression_memo_hit = memo_hit;
     stats->entries = entries.size();
     stats->bundle_bytes = w.size();
   }

@@ -43,10 +43,22 @@ struct BundleIdentity {
   std::map<std::string, std::string> generators;  // emitter -> version, e.g. "nv2a-exact" -> "1"
 };
 
+// Remembers the writer's compression work between builds (the artifact cache implements it): compressing
+// with a trained dictionary is most of a warm build's time. What `find` returns is untrusted: the writer
+// uses it only when every frame decompresses to exactly its module's bytes, else it compresses afresh.
+class CompressionMemo {
+ public:
+  virtual ~CompressionMemo() = default;
+  // `identity` describes the inputs (zstd version, options, every module's content hash and size).
+  virtual std::optional<std::vector<uint8_t>> find(std::span<const uint8_t> identity) = 0;
+  virtual void put(std::span<const uint8_t> identity, std::span<const uint8_t> bytes) = 0;
+};
+
 struct WriteOptions {
   int compression_level = 19;
-  size_t dictionary_capacity = 32 * 1024;  // bytes; 0 = no dictionary
+  size_t dictionary_capacity = 64 * 1024;  // bytes; 0 = no dictionary
   unsigned threads = 1;                    // compression threads; the bytes never depend on it
+  CompressionMemo* memo = nullptr;
 };
 
 struct WriteStats {
@@ -54,6 +66,7 @@ struct WriteStats {
   uint64_t raw_module_bytes = 0;
   uint64_t compressed_module_bytes = 0;
   uint64_t dictionary_bytes = 0;
+  bool compression_memo_hit = false;
   uint64_t entries = 0;
   uint64_t bundle_bytes = 0;
 };

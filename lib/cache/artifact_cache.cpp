@@ -151,21 +151,29 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
 //
 // 32+N+4W bytes in all; anything after the checksum is trailing data. Reflection is not stored: it is
 // recomputed from the words on load, so it can never disagree with them.
-std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv) {
+namespace {
+
+constexpr uint8_t kBlobMagic[4] = {'S', 'B', 'K', 'B'};
+
+// The shared frame of module and blob entries: magic, version, identity, a u64 count of payload units of
+// `unit` bytes (4 for SPIR-V words, 1 for blob bytes), the payload, the checksum.
+std::vector<uint8_t> encode_framed(const uint8_t (&magic)[4], const ArtifactIdentity& identity,
+                                   std::span<const uint8_t> payload, size_t unit) {
   const std::vector<uint8_t>& id = identity.bytes();
   std::vector<uint8_t> out;
-  out.reserve(32 + id.size() + 4 * spirv.size());
-  out.insert(out.end(), std::begin(kEntryMagic), std::end(kEntryMagic));
+  out.reserve(32 + id.size() + payload.size());
+  out.insert(out.end(), std::begin(magic), std::end(magic));
   put_u32(out, kCacheFormatVersion);
   put_u64(out, id.size());
   out.insert(out.end(), id.begin(), id.end());
-  put_u64(out, spirv.size());
-  for (uint32_t word : spirv) put_u32(out, word);
+  put_u64(out, payload.size() / unit);
+  out.insert(out.end(), payload.begin(), payload.end());
   put_u64(out, XXH3_64bits(out.data(), out.size()));
   return out;
 }
 
-Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
+Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, const uint8_t (&magic)[4],
+                                               const ArtifactIdentity& identity, size_t unit) {
   const uint64_t size = file.size();
   const uint8_t* p = file.data();
   auto truncated = [&](const char* at) {
@@ -173,7 +181,7 @@ Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const 
   };
   if (size > kMaxEntryBytes) return entry_error("entry_too_large", identity, std::to_string(size) + " bytes");
   if (size < 4) return truncated("magic");
-  if (std::memcmp(p, kEntryMagic, 4) != 0) return entry_error("entry_bad_magic", identity, "not a cache entry");
+  if (std::memcmp(p, magic, 4) != 0) return entry_error("entry_bad_magic", identity, "not a cache entry");
   if (size < 8) return truncated("version");
   if (const uint32_t version = get_u32(p + 4); version != kCacheFormatVersion)
     return entry_error("entry_bad_version", identity, "format version " + std::to_string(version));
@@ -181,11 +189,11 @@ Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const 
   // Every size below is checked against the bytes that remain, by subtraction: nothing can overflow.
   const uint64_t identity_size = get_u64(p + 8);
   if (identity_size > size - 16) return truncated("identity");
-  const uint64_t words_at = 16 + identity_size;
-  if (size - words_at < 8) return truncated("word count");
-  const uint64_t word_count = get_u64(p + words_at);
-  if (word_count > (size - words_at - 8) / 4) return truncated("words");
-  const uint64_t checksum_at = words_at + 8 + 4 * word_count;
+  const uint64_t payload_at = 16 + identity_size;
+  if (size - payload_at < 8) return truncated("payload size");
+  const uint64_t count = get_u64(p + payload_at);
+  if (count > (size - payload_at - 8) / unit) return truncated("payload");
+  const uint64_t checksum_at = payload_at + 8 + unit * count;
   if (size - checksum_at < 8) return truncated("checksum");
   if (size - checksum_at > 8)
     return entry_error("entry_trailing_data", identity, std::to_string(size - checksum_at - 8) + " bytes after the checksum");
@@ -194,11 +202,49 @@ Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const 
   const std::vector<uint8_t>& expected = identity.bytes();
   if (identity_size != expected.size() || std::memcmp(p + 16, expected.data(), expected.size()) != 0)
     return entry_error("entry_identity_mismatch", identity, "written for another identity");
-  std::vector<uint32_t> words(word_count);
-  for (uint64_t i = 0; i < word_count; ++i) words[i] = get_u32(p + words_at + 8 + 4 * i);
+  return file.subspan(payload_at + 8, unit * count);
+}
+
+}  // namespace
+
+// Entry file, all integers little-endian, written and read field by field:
+//
+//   offset      size   field
+//   0           4      magic "SBKC" (modules) or "SBKB" (blobs)
+//   4           4      format version (kCacheFormatVersion)
+//   8           8      identity byte count N
+//   16          N      identity bytes (ArtifactIdentity::bytes(): the full identity, compared on every hit)
+//   16+N        8      payload count W: SPIR-V words (modules) or bytes (blobs)
+//   24+N        4W/W   the payload: SPIR-V words, or the blob's bytes
+//   24+N+P      8      XXH3-64 (seed 0) of every byte before it
+//
+// Anything after the checksum is trailing data. Reflection is not stored: it is recomputed from the words on
+// load, so it can never disagree with them.
+std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv) {
+  std::vector<uint8_t> words;
+  words.reserve(spirv.size() * 4);
+  for (uint32_t word : spirv) put_u32(words, word);
+  return encode_framed(kEntryMagic, identity, words, 4);
+}
+
+Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
+  auto payload = decode_framed(file, kEntryMagic, identity, 4);
+  if (!payload) return std::move(payload).error();
+  std::vector<uint32_t> words(payload->size() / 4);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = get_u32(payload->data() + 4 * i);
   if (words.size() < kSpirvHeaderWords || words[0] != kSpirvMagic)
     return entry_error("entry_not_spirv", identity, "the words are not a SPIR-V module");
   return words;
+}
+
+std::vector<uint8_t> encode_blob_entry(const ArtifactIdentity& identity, std::span<const uint8_t> bytes) {
+  return encode_framed(kBlobMagic, identity, bytes, 1);
+}
+
+Result<std::vector<uint8_t>> decode_blob_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
+  auto payload = decode_framed(file, kBlobMagic, identity, 1);
+  if (!payload) return std::move(payload).error();
+  return std::vector<uint8_t>(payload->begin(), payload->end());
 }
 
 ArtifactCache::ArtifactCache(std::filesystem::path directory, std::string toolchain)
@@ -214,7 +260,8 @@ std::filesystem::path ArtifactCache::entry_path(const ArtifactIdentity& identity
   return directory_ / ("v" + std::to_string(kCacheFormatVersion)) / hex.substr(0, 2) / (hex + kEntrySuffix);
 }
 
-std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentity& identity) {
+template <class T, class Decode>
+std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Decode decode) {
   const std::filesystem::path path = entry_path(identity);
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
@@ -229,17 +276,8 @@ std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentit
     ++misses_;  // an I/O error is not evidence of a bad entry: leave it
     return std::nullopt;
   }
-  std::optional<compile::CompiledModule> module;
-  if (auto words = decode_entry(bytes, identity)) {
-    // Reflection is recomputed, so a hit gives what compile_glsl gives; words SPIRV-Cross rejects are damage.
-    if (auto reflection = compile::reflect_spirv(*words)) {
-      module.emplace();
-      module->stage = identity.stage();
-      module->spirv = std::move(*words);
-      module->reflection = std::move(*reflection);
-    }
-  }
-  if (!module) {
+  std::optional<T> value = decode(bytes);
+  if (!value) {
     // Delete only the file that was read: a writer may have renamed a good entry over it meanwhile.
     struct stat now {};
     if (::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) discard(path);
@@ -249,14 +287,44 @@ std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentit
   }
   (void)::futimens(fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
   ++hits_;
-  return module;
+  return value;
+}
+
+std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentity& identity) {
+  return load_entry<compile::CompiledModule>(identity, [&](std::span<const uint8_t> bytes) {
+    std::optional<compile::CompiledModule> module;
+    if (auto words = decode_entry(bytes, identity)) {
+      // Reflection is recomputed, so a hit gives what compile_glsl gives; words SPIRV-Cross rejects are damage.
+      if (auto reflection = compile::reflect_spirv(*words)) {
+        module.emplace();
+        module->stage = identity.stage();
+        module->spirv = std::move(*words);
+        module->reflection = std::move(*reflection);
+      }
+    }
+    return module;
+  });
+}
+
+std::optional<std::vector<uint8_t>> ArtifactCache::load_blob(const ArtifactIdentity& identity) {
+  return load_entry<std::vector<uint8_t>>(identity, [&](std::span<const uint8_t> bytes) {
+    auto blob = decode_blob_entry(bytes, identity);
+    return blob ? std::optional(std::move(*blob)) : std::nullopt;
+  });
 }
 
 void ArtifactCache::discard(const std::filesystem::path& path) { ::unlink(path.c_str()); }
 
 Status ArtifactCache::store(const ArtifactIdentity& identity, const compile::CompiledModule& module) {
+  return store_entry(identity, encode_entry(identity, module.spirv));
+}
+
+Status ArtifactCache::store_blob(const ArtifactIdentity& identity, std::span<const uint8_t> blob) {
+  return store_entry(identity, encode_blob_entry(identity, blob));
+}
+
+Status ArtifactCache::store_entry(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes) {
   const std::filesystem::path path = entry_path(identity);
-  const std::vector<uint8_t> bytes = encode_entry(identity, module.spirv);
   if (bytes.size() > kMaxEntryBytes)
     return io_error("cache_entry_too_large", path, "cache entry of " + std::to_string(bytes.size()) + " bytes not stored", 0);
   std::error_code ec;

@@ -56,6 +56,10 @@ std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<co
 // entry_checksum_mismatch, entry_identity_mismatch or entry_not_spirv.
 Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity);
 
+// The same for opaque blob entries (magic "SBKB", payload in bytes).
+std::vector<uint8_t> encode_blob_entry(const ArtifactIdentity& identity, std::span<const uint8_t> bytes);
+Result<std::vector<uint8_t>> decode_blob_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity);
+
 // Counters of one ArtifactCache object since its construction (a snapshot; each counter is exact, the set is
 // not read atomically as a whole while other threads work). Every load is a hit or a miss; a corrupt entry
 // is a miss that was also discarded.
@@ -94,6 +98,11 @@ class ArtifactCache final : public compile::ModuleStore {
   // io) says why it could not; callers go on without the entry, a build never fails for it.
   Status store(const ArtifactIdentity& identity, const compile::CompiledModule& module);
 
+  // Opaque artifacts other than modules (the bundle writer's compressed module set), under the same rules:
+  // full identity compare, checksum, corrupt entries discarded, atomic writes, counted in stats().
+  std::optional<std::vector<uint8_t>> load_blob(const ArtifactIdentity& identity);
+  Status store_blob(const ArtifactIdentity& identity, std::span<const uint8_t> blob);
+
   CacheStats stats() const;
 
   // compile::ModuleStore. put() counts a failed store in stats().store_failures and keeps the first error.
@@ -103,6 +112,9 @@ class ArtifactCache final : public compile::ModuleStore {
 
  private:
   void discard(const std::filesystem::path& path);
+  template <class T, class Decode>
+  std::optional<T> load_entry(const ArtifactIdentity& identity, Decode decode);
+  Status store_entry(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes);
 
   std::filesystem::path directory_;
   std::string toolchain_;

@@ -17,9 +17,13 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) 
   auto spirv = glsl_to_spirv(stage, source);
   if (!spirv) return std::move(spirv).error();
   if (Status s = validate_spirv(*spirv); !s) return std::move(s).error();
-  auto optimized = optimize_spirv(*spirv);
+  // Vertex modules are pass-throughs with nothing to optimise, and spirv-opt would delete the inputs they
+  // declare but do not read: the pipeline's vertex input state still supplies those attributes (they are the
+  // host's vertex interface), and the validation layer reports every attribute the shader does not consume.
+  auto optimized = stage == ShaderStage::vertex ? Result<std::vector<uint32_t>>(std::move(*spirv)) : optimize_spirv(*spirv);
   if (!optimized) return std::move(optimized).error();
-  if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
+  if (stage != ShaderStage::vertex)
+    if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
   if (Status s = canonicalize_ids(*optimized); !s) return std::move(s).error();
   // The remapper rewrites every ID: what ships is validated after it, not before.
   if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
@@ -74,7 +78,7 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
 
 std::string toolchain_fingerprint() {
   return glslang_version() + "; " + spirv_tools_version() + "; " + spirv_cross_version() +
-         "; target vulkan1.0/spirv1.0; spirv-opt performance passes; SPVRemapper DO_EVERYTHING";
+         "; target vulkan1.0/spirv1.0; spirv-opt performance passes on fragment modules; SPVRemapper DO_EVERYTHING";
 }
 
 }  // namespace shaderbake::compile

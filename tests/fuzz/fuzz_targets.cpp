@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "tests/fuzz/fuzz_targets.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <xxhash.h>
+#include <zstd.h>
 
 #include "emitters/nv2a/guest_model.hpp"
 #include "emitters/nv2a/oracle.hpp"
@@ -10,10 +17,48 @@
 #include "lib/core/diagnostics.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
+#include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::fuzz {
 
 namespace {
+
+// A broken contract is a finding: abort, so libFuzzer (and the replay under CTest) reports it.
+void require(bool condition) {
+  if (!condition) std::abort();
+}
+
+// A buffer of exactly `size` bytes from malloc (aligned for any type, so 8-aligned as the loader asks): one
+// byte past the end is outside the allocation, and ASan reports any read of it.
+struct ExactBuffer {
+  explicit ExactBuffer(size_t size) : bytes(static_cast<uint8_t*>(std::malloc(size ? size : 1))) {}
+  ~ExactBuffer() { std::free(bytes); }
+  ExactBuffer(const ExactBuffer&) = delete;
+  ExactBuffer& operator=(const ExactBuffer&) = delete;
+  uint8_t* bytes;
+};
+
+// Probes `key` and holds a hit to the contract: the entry's key is the probed key, byte for byte.
+void probe(const sbk_bundle& bundle, const uint8_t* key, size_t size) {
+  sbk_entry found;
+  if (sbk_bundle_find(&bundle, key, size, &found) != SBK_OK) return;
+  require(found.key_size == size && std::memcmp(found.key, key, size) == 0);
+  require(found.index < sbk_bundle_entry_count(&bundle));
+}
+
+// A pipeline key that decodes is canonical: encoding what it decodes to gives the same bytes.
+void decode_pipeline(const sbk_entry& entry) {
+  uint8_t route = 0;
+  const uint8_t* fragment = nullptr;
+  size_t fragment_size = 0, size = 0;
+  sbk_host_state host;
+  if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment, &fragment_size, &host) != SBK_OK) return;
+  require(fragment >= entry.key && fragment_size <= entry.key_size &&
+          static_cast<size_t>(fragment - entry.key) <= entry.key_size - fragment_size);
+  std::vector<uint8_t> again(SBK_PIPELINE_KEY_MAX_SIZE(fragment_size));
+  require(sbk_encode_pipeline_key(route, fragment, fragment_size, &host, again.data(), again.size(), &size) == SBK_OK);
+  require(size == entry.key_size && std::memcmp(again.data(), entry.key, size) == 0);
+}
 
 // Keeps nothing: the fuzzers only care that reporting works.
 class NullSink final : public DiagnosticSink {
@@ -42,6 +87,90 @@ void vector_reader(const uint8_t* data, size_t size) {
   auto file = nv2a::parse_vector_text("fuzz.json", text);
   if (!file) return;
   for (const nv2a::VectorCase& c : file->cases) (void)nv2a::evaluate(c.program, c.inputs);
+}
+
+namespace {
+
+// Every call of an open bundle, each result held to the contract where the contract says something checkable.
+void exercise_bundle(const sbk_bundle& bundle) {
+  constexpr uint32_t kMaxEntries = 256, kMaxModules = 16, kMaxLayouts = 64;
+  constexpr uint32_t kMaxRead = 1u << 20;  // module and report bytes worth decoding for a fuzz input
+  (void)sbk_bundle_check_sections(&bundle);
+
+  const uint32_t entries = std::min(sbk_bundle_entry_count(&bundle), kMaxEntries);
+  std::vector<uint8_t> mutated;
+  for (uint32_t i = 0; i < entries; ++i) {
+    sbk_entry entry;
+    if (sbk_bundle_entry_at(&bundle, i, &entry) != SBK_OK) continue;
+    require(entry.index == i && entry.key_size >= 2);
+    probe(bundle, entry.key, entry.key_size);
+    mutated.assign(entry.key, entry.key + entry.key_size);  // a key one byte away from one the bundle holds
+    mutated[i % mutated.size()] ^= static_cast<uint8_t>(1u << (i % 8));
+    probe(bundle, mutated.data(), mutated.size());
+    if (entry.kind == SBK_KEY_KIND_PIPELINE) decode_pipeline(entry);
+  }
+
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  const uint32_t modules = std::min(sbk_bundle_module_count(&bundle), kMaxModules);
+  for (uint32_t m = 0; m < modules; ++m) {
+    sbk_module_info info;
+    if (sbk_bundle_module_info(&bundle, m, &info) != SBK_OK || info.raw_size > kMaxRead) continue;
+    ExactBuffer out(info.raw_size);
+    size_t got = 0;
+    // Every other read without a context of the caller's: the loader then allocates its own.
+    const sbk_result r = sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, (m & 1u) ? nullptr : dctx);
+    require(got == info.raw_size || r != SBK_OK);
+  }
+  ZSTD_freeDCtx(dctx);
+
+  const uint32_t layouts = std::min(sbk_bundle_layout_count(&bundle), kMaxLayouts);
+  for (uint32_t l = 0; l < layouts; ++l) {
+    sbk_layout layout;
+    if (sbk_bundle_layout(&bundle, l, &layout) == SBK_OK) require(layout.binding_count <= SBK_MAX_LAYOUT_BINDINGS);
+  }
+
+  size_t report_size = 0;
+  if (sbk_bundle_read_report(&bundle, nullptr, 0, &report_size) == SBK_ERROR_BUFFER_TOO_SMALL &&
+      report_size <= kMaxRead) {
+    ExactBuffer report(report_size);
+    size_t got = 0;
+    if (sbk_bundle_read_report(&bundle, reinterpret_cast<char*>(report.bytes), report_size, &got) == SBK_OK)
+      require(got == report_size);
+  }
+}
+
+uint32_t get_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+
+void put_u64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+void bundle_loader(const uint8_t* data, size_t size) {
+  ExactBuffer copy(size);
+  if (size) std::memcpy(copy.bytes, data, size);
+  sbk_bundle bundle;
+  sbk_result opened = sbk_bundle_open_memory(&bundle, copy.bytes, size);
+  if (opened == SBK_ERROR_CORRUPT && size >= SBK_BUNDLE_HEADER_SIZE) {
+    // A fuzzer cannot forge the XXH3 header check, so a changed header or section table would never get past
+    // it. Re-seal what open refused (file size and header check made to match the bytes) and try again, so
+    // the section-table rules behind the check are fuzzed too.
+    const uint32_t header_size = get_u32(copy.bytes + 12), sections = get_u32(copy.bytes + 24);
+    if (header_size >= SBK_BUNDLE_HEADER_SIZE && header_size % 8 == 0 && sections <= SBK_BUNDLE_MAX_SECTIONS &&
+        header_size + uint64_t{sections} * SBK_BUNDLE_SECTION_ENTRY_SIZE <= size) {
+      put_u64(copy.bytes + 16, size);
+      const size_t table = size_t{sections} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+      put_u64(copy.bytes + 56, XXH3_64bits_withSeed(copy.bytes + header_size, table, XXH3_64bits(copy.bytes, 56)));
+      opened = sbk_bundle_open_memory(&bundle, copy.bytes, size);
+    }
+  }
+  if (opened != SBK_OK) return;
+  exercise_bundle(bundle);
+  sbk_bundle_close(&bundle);
 }
 
 }  // namespace shaderbake::fuzz

@@ -4,11 +4,15 @@
 #include <cstddef>
 #include <cstdint>
 
-// Fuzz entry points of every reader of untrusted text. Each must return normally on any input: errors are
-// results, never crashes, hangs or out-of-bounds reads (checked under ASan/UBSan).
+// Fuzz entry points of every reader of untrusted text and bytes. Each must return normally on any input: errors
+// are results, never crashes, hangs or out-of-bounds reads (checked under ASan/UBSan).
 namespace shaderbake::fuzz {
 
 void trace_reader(const uint8_t* data, size_t size);   // first byte picks JSON Lines or the document form
 void vector_reader(const uint8_t* data, size_t size);
+// The bundle loader of runtime_loader/shaderbake.h: open, check_sections, entries, probes, modules, layouts,
+// report, pipeline keys. Aborts when a result breaks the loader's contract (a hit whose key differs from the
+// probed one, a read larger than its stated size, a pipeline key that does not re-encode to itself).
+void bundle_loader(const uint8_t* data, size_t size);
 
 }  // namespace shaderbake::fuzz

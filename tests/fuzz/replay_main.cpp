@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Runs the fuzz targets without a fuzzing engine, so every CI build (and the sanitizer build) exercises
 // them: each seed file as is, every truncation of it, and a fixed number of seeded mutations (bit flips,
-// byte insertions and deletions, spliced-in JSON tokens). Reaching the end is the test: the targets
+// byte insertions and deletions, spliced-in JSON tokens; for the binary bundle, in-place edits only, since
+// an insertion or deletion only ever meets the size check). Reaching the end is the test: the targets
 // return normally on any input, and ASan/UBSan turn any bad access into a failure.
-//   fuzz_replay trace|vectors SEED_FILE... [--mutations N] [--seed S]
+//   fuzz_replay trace|vectors|bundle SEED_FILE... [--mutations N] [--seed S]
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,17 +41,41 @@ std::string mutate(std::string s, uint64_t& rng) {
   return s;
 }
 
+// In-place edits of a binary input: bit flips, random bytes, and short runs copied from elsewhere in it.
+std::string mutate_in_place(std::string s, uint64_t& rng) {
+  const int edits = 1 + static_cast<int>(next(rng) % 4);
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    const size_t at = next(rng) % s.size();
+    switch (next(rng) % 3) {
+      case 0: s[at] = static_cast<char>(s[at] ^ (1 << (next(rng) % 8))); break;
+      case 1: s[at] = static_cast<char>(next(rng)); break;
+      default: {
+        const size_t from = next(rng) % s.size();
+        const size_t n = std::min<size_t>({1 + next(rng) % 16, s.size() - at, s.size() - from});
+        s.replace(at, n, s.substr(from, n));
+        break;
+      }
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_replay trace|vectors SEED_FILE... [--mutations N] [--seed S]\n");
+    std::fprintf(stderr, "usage: fuzz_replay trace|vectors|bundle SEED_FILE... [--mutations N] [--seed S]\n");
     return 2;
   }
   const std::string target = argv[1];
+  if (target != "trace" && target != "vectors" && target != "bundle") {
+    std::fprintf(stderr, "error: fuzz_replay: unknown target '%s' (trace, vectors or bundle)\n", target.c_str());
+    return 2;
+  }
   auto run = [&](const std::string& input) {
     const auto* data = reinterpret_cast<const uint8_t*>(input.data());
     if (target == "trace") shaderbake::fuzz::trace_reader(data, input.size());
+    else if (target == "bundle") shaderbake::fuzz::bundle_loader(data, input.size());
     else shaderbake::fuzz::vector_reader(data, input.size());
   };
   uint64_t mutations = 2000, rng = 1;
@@ -73,7 +99,8 @@ int main(int argc, char** argv) {
     // Every truncation (a sampled subset for long seeds): the readers must tell cut-off input from good.
     const size_t step = seed.size() > 4096 ? seed.size() / 2048 : 1;
     for (size_t n = 0; n < seed.size(); n += step, ++runs) run(seed.substr(0, n));
-    for (uint64_t m = 0; m < mutations; ++m, ++runs) run(mutate(seed, rng));
+    for (uint64_t m = 0; m < mutations; ++m, ++runs)
+      run(target == "bundle" ? mutate_in_place(seed, rng) : mutate(seed, rng));
   }
   std::printf("fuzz_replay %s: %zu seeds, %llu inputs, 1 passed, 0 failed\n", target.c_str(), seeds.size(),
               static_cast<unsigned long long>(runs + seeds.size()));

@@ -1,0 +1,872 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bundle loader against damaged bytes: a plain C99 program over runtime_loader/shaderbake.h, libxxhash and
+ * libzstd. It reads an intact bundle and records what every call returns (the truth), then damages copies:
+ *
+ *   truncation   every length 0..size-1, each in a malloc'ed buffer of exactly that length (so ASan sees any
+ *                overread): open fails, SBK_ERROR_NOT_A_BUNDLE below 8 bytes, SBK_ERROR_CORRUPT from 8 on.
+ *                The same lengths "re-sealed" (the header claims the shorter size and its check is recomputed,
+ *                as a buggy writer would leave them) must fail open too: the sections no longer fit.
+ *   header       every bit of the header and the section table: open fails. The same flips re-sealed get past
+ *                the header check into the section-table rules: every call then gives an error or the truth.
+ *   flips        seeded random single-bit flips anywhere in the file.
+ *   overwrites   seeded random damage of 8 bytes at random places with random values.
+ *
+ * On a damaged bundle that opens, every call must return an error (or a miss: SBK_NOT_FOUND for a key the
+ * bundle holds) or exactly the truth: a hit has the original entry's fields and key bytes, a module read that
+ * succeeds gives the original bytes, and so on. Besides, open or sbk_bundle_check_sections must notice every
+ * change of a checksummed byte. Zero padding between sections is covered by no checksum (schemas/bundle.md):
+ * changes there are counted and printed apart, and must leave every answer equal to the truth.
+ *
+ * Usage: bundle_robustness BUNDLE [--seed N] [--flips N] [--overwrites N] [--modules N] [--all-modules]
+ *   --seed        PRNG seed (xorshift64*; printed at start so a failure can be replayed)
+ *   --flips       random single-bit flips (default 10000)
+ *   --overwrites  random 8-byte overwrites (default 2000)
+ *   --modules     modules read per damaged bundle besides those the damage touches (default 2)
+ *   --all-modules read every module of every damaged bundle (slow; for a thorough run by hand)
+ *
+ * libxxhash is compiled into this file (XXH_INLINE_ALL, still libxxhash's own code) so that ASan also sees the
+ * ranges the loader hashes. zstd stays the uninstrumented system library: the loader's bounds checks of the
+ * frames it hands to zstd are what this test exercises there.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#define SHADERBAKE_IMPLEMENTATION
+#include "runtime_loader/shaderbake.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+/* ---- failures ---- */
+
+static unsigned long failures = 0;
+static char current_case[160] = "intact bundle";
+
+static void fail(const char* format, ...) {
+  va_list args;
+  if (++failures > 40) return; /* enough to diagnose; the count is printed at the end */
+  fprintf(stderr, "FAIL [%s]: ", current_case);
+  va_start(args, format);
+  vfprintf(stderr, format, args);
+  va_end(args);
+  fputc('\n', stderr);
+}
+
+static void* xmalloc(size_t n) {
+  void* p = malloc(n ? n : 1);
+  if (p == NULL) {
+    fprintf(stderr, "bundle_robustness: out of memory\n");
+    exit(2);
+  }
+  return p;
+}
+
+/* ---- PRNG: xorshift64* ---- */
+
+static uint64_t rng_next(uint64_t* state) {
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 2685821657736338717ull;
+}
+
+static uint64_t rng_below(uint64_t* state, uint64_t n) { return n ? (rng_next(state) >> 11) % n : 0; }
+
+/* ---- little-endian helpers (the test parses a few tables itself to know what damage touches) ---- */
+
+static uint32_t le32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t le64(const uint8_t* p) { return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32); }
+static void put64(uint8_t* p, uint64_t v) {
+  int i;
+  for (i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- the truth ---- */
+
+/* Regions of the file, for counting where damage landed and what noticed it. */
+enum { REGION_HEADER, REGION_TABLE, REGION_PADDING, REGION_SECTION0 }; /* + section type */
+#define REGION_COUNT (REGION_SECTION0 + SBK_SECTION_TYPE_COUNT)
+static const char* const region_names[REGION_COUNT] = {
+    "header",  "section table", "padding",    "?",       "META",   "INDEX",       "RECORDS",
+    "MODULES", "MODULE_DATA",   "DICTIONARY", "LAYOUTS", "REPORT", "DRIVER_CACHE"};
+
+typedef struct decoded_pipeline {
+  uint8_t route;
+  size_t fragment_offset, fragment_size; /* the fragment key's place inside the pipeline key */
+  uint8_t host[SBK_HOST_STATE_MAX_SIZE]; /* the decoded host state, encoded again */
+  size_t host_size;
+} decoded_pipeline;
+
+typedef struct truth {
+  const uint8_t* data; /* the intact bundle (8-aligned, owned) */
+  size_t size;
+  uint32_t entry_count, module_count, layout_count;
+  sbk_entry* entries;          /* key pointers into `keys` */
+  uint8_t** keys;              /* owned copies */
+  int* mutated_key_index;      /* entry whose key equals the mutated probe key of entry i, or -1 */
+  decoded_pipeline* pipelines; /* per entry (pipeline entries only) */
+  sbk_module_info* module_infos;
+  uint8_t** modules;       /* raw SPIR-V bytes */
+  uint64_t* frame_offsets; /* absolute file offsets of each module's zstd frame */
+  int* module_uses_dictionary;
+  size_t max_module_size;
+  sbk_layout* layouts;
+  int has_report;
+  char* report;
+  size_t report_size;
+  uint64_t table_end;
+  uint64_t section_offset[SBK_SECTION_TYPE_COUNT], section_size[SBK_SECTION_TYPE_COUNT];
+} truth;
+
+static int region_of(const truth* t, uint64_t at) {
+  uint32_t type;
+  if (at < SBK_BUNDLE_HEADER_SIZE) return REGION_HEADER;
+  if (at < t->table_end) return REGION_TABLE;
+  for (type = 1; type < SBK_SECTION_TYPE_COUNT; ++type)
+    if (t->section_size[type] != 0 && at >= t->section_offset[type] &&
+        at - t->section_offset[type] < t->section_size[type])
+      return REGION_SECTION0 + (int)type;
+  return REGION_PADDING;
+}
+
+/* The mutated probe key of an entry: its key with the last byte changed (never in a well-formed bundle,
+ * unless another entry happens to hold exactly those bytes, which the truth records). */
+static void mutate_key(const uint8_t* key, uint32_t size, uint8_t* out) {
+  memcpy(out, key, size);
+  out[size - 1] ^= 0x5Au;
+}
+
+static int decode_pipeline(const sbk_entry* e, decoded_pipeline* out) {
+  const uint8_t* fragment = NULL;
+  sbk_host_state host;
+  memset(out, 0, sizeof *out);
+  if (sbk_decode_pipeline_key(e->key, e->key_size, &out->route, &fragment, &out->fragment_size, &host) != SBK_OK)
+    return 0;
+  out->fragment_offset = (size_t)(fragment - e->key);
+  return sbk_encode_host_state(&host, out->host, sizeof out->host, &out->host_size) == SBK_OK;
+}
+
+static int record_truth(truth* t, const uint8_t* data, size_t size) {
+  sbk_bundle b;
+  sbk_result r;
+  uint32_t i, j;
+  uint64_t section_bytes;
+  const uint8_t* section;
+  ZSTD_DCtx* dctx;
+  memset(t, 0, sizeof *t);
+  t->data = data;
+  t->size = size;
+  r = sbk_bundle_open_memory(&b, data, size);
+  if (r != SBK_OK) {
+    fprintf(stderr, "bundle_robustness: the intact bundle does not open: %s\n", sbk_result_name(r));
+    return 0;
+  }
+  if (sbk_bundle_check_sections(&b) != SBK_OK) {
+    fprintf(stderr, "bundle_robustness: the intact bundle fails its section checksums\n");
+    return 0;
+  }
+  t->table_end = SBK_BUNDLE_HEADER_SIZE + (uint64_t)le32(data + 24) * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+  for (i = 1; i < SBK_SECTION_TYPE_COUNT; ++i) {
+    section = sbk_bundle_section(&b, (sbk_section_type)i, &section_bytes);
+    if (section == NULL) continue;
+    t->section_offset[i] = (uint64_t)(section - data);
+    t->section_size[i] = section_bytes;
+  }
+  for (i = 0; i < le32(data + 24); ++i) /* the test knows every section type the writer uses */
+    if (le32(data + SBK_BUNDLE_HEADER_SIZE + 32u * i) >= SBK_SECTION_TYPE_COUNT) {
+      fprintf(stderr, "bundle_robustness: section type %u is unknown to this test\n",
+              le32(data + SBK_BUNDLE_HEADER_SIZE + 32u * i));
+      return 0;
+    }
+  {
+    uint64_t at, nonzero = 0;
+    for (at = t->table_end; at < size; ++at)
+      if (region_of(t, at) == REGION_PADDING && data[at] != 0) ++nonzero;
+    if (nonzero) fail("%llu padding bytes are not zero", (unsigned long long)nonzero);
+  }
+
+  t->entry_count = sbk_bundle_entry_count(&b);
+  t->entries = (sbk_entry*)xmalloc(sizeof(sbk_entry) * t->entry_count);
+  t->keys = (uint8_t**)xmalloc(sizeof(uint8_t*) * t->entry_count);
+  t->mutated_key_index = (int*)xmalloc(sizeof(int) * t->entry_count);
+  t->pipelines = (decoded_pipeline*)xmalloc(sizeof(decoded_pipeline) * t->entry_count);
+  for (i = 0; i < t->entry_count; ++i) {
+    sbk_entry found;
+    r = sbk_bundle_entry_at(&b, i, &t->entries[i]);
+    if (r != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: entry %u of the intact bundle: %s\n", i, sbk_result_name(r));
+      return 0;
+    }
+    t->keys[i] = (uint8_t*)xmalloc(t->entries[i].key_size);
+    memcpy(t->keys[i], t->entries[i].key, t->entries[i].key_size);
+    t->entries[i].key = t->keys[i];
+    if (sbk_bundle_find(&b, t->keys[i], t->entries[i].key_size, &found) != SBK_OK || found.index != i) {
+      fprintf(stderr, "bundle_robustness: entry %u of the intact bundle is not found by its key\n", i);
+      return 0;
+    }
+    if (t->entries[i].kind == SBK_KEY_KIND_PIPELINE && !decode_pipeline(&t->entries[i], &t->pipelines[i])) {
+      fprintf(stderr, "bundle_robustness: pipeline key of entry %u does not decode\n", i);
+      return 0;
+    }
+  }
+  for (i = 0; i < t->entry_count; ++i) {
+    uint8_t* mutated = (uint8_t*)xmalloc(t->entries[i].key_size);
+    mutate_key(t->keys[i], t->entries[i].key_size, mutated);
+    t->mutated_key_index[i] = -1;
+    for (j = 0; j < t->entry_count; ++j)
+      if (t->entries[j].key_size == t->entries[i].key_size && memcmp(t->keys[j], mutated, t->entries[i].key_size) == 0)
+        t->mutated_key_index[i] = (int)j;
+    free(mutated);
+  }
+
+  t->module_count = sbk_bundle_module_count(&b);
+  t->module_infos = (sbk_module_info*)xmalloc(sizeof(sbk_module_info) * t->module_count);
+  t->modules = (uint8_t**)xmalloc(sizeof(uint8_t*) * t->module_count);
+  t->frame_offsets = (uint64_t*)xmalloc(sizeof(uint64_t) * t->module_count);
+  t->module_uses_dictionary = (int*)xmalloc(sizeof(int) * t->module_count);
+  dctx = ZSTD_createDCtx();
+  for (i = 0; i < t->module_count; ++i) {
+    const uint8_t* row = data + t->section_offset[SBK_SECTION_MODULES] + 8u + 32u * (uint64_t)i;
+    size_t got = 0;
+    if (sbk_bundle_module_info(&b, i, &t->module_infos[i]) != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: module %u of the intact bundle has no info\n", i);
+      return 0;
+    }
+    t->modules[i] = (uint8_t*)xmalloc(t->module_infos[i].raw_size);
+    r = sbk_bundle_read_module(&b, i, t->modules[i], t->module_infos[i].raw_size, &got, dctx);
+    if (r != SBK_OK || got != t->module_infos[i].raw_size) {
+      fprintf(stderr, "bundle_robustness: module %u of the intact bundle: %s\n", i, sbk_result_name(r));
+      return 0;
+    }
+    if (got > t->max_module_size) t->max_module_size = got;
+    t->frame_offsets[i] = t->section_offset[SBK_SECTION_MODULE_DATA] + le64(row);
+    t->module_uses_dictionary[i] = (int)(le32(row + 28) & 1u);
+  }
+  ZSTD_freeDCtx(dctx);
+
+  t->layout_count = sbk_bundle_layout_count(&b);
+  t->layouts = (sbk_layout*)xmalloc(sizeof(sbk_layout) * t->layout_count);
+  for (i = 0; i < t->layout_count; ++i)
+    if (sbk_bundle_layout(&b, i, &t->layouts[i]) != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: layout %u of the intact bundle does not read\n", i);
+      return 0;
+    }
+
+  r = sbk_bundle_read_report(&b, NULL, 0, &t->report_size);
+  t->has_report = r != SBK_NOT_FOUND;
+  if (t->has_report) {
+    size_t got = 0;
+    if (r != SBK_ERROR_BUFFER_TOO_SMALL) {
+      fprintf(stderr, "bundle_robustness: sizing the report of the intact bundle: %s\n", sbk_result_name(r));
+      return 0;
+    }
+    t->report = (char*)xmalloc(t->report_size);
+    if (sbk_bundle_read_report(&b, t->report, t->report_size, &got) != SBK_OK || got != t->report_size) {
+      fprintf(stderr, "bundle_robustness: the report of the intact bundle does not read\n");
+      return 0;
+    }
+  }
+  sbk_bundle_close(&b);
+  return 1;
+}
+
+/* ---- one damaged bundle ---- */
+
+typedef struct outcome {
+  int open_failed;
+  int probe_error; /* find or entry_at returned an error */
+  int probe_miss;  /* find missed a key the intact bundle holds */
+  int read_error;  /* module_info, read_module, layout or read_report returned an error */
+  int sections_failed;
+} outcome;
+
+typedef struct options {
+  uint64_t seed;
+  unsigned long flips, overwrites, modules;
+  int all_modules;
+} options;
+
+typedef struct context {
+  const truth* t;
+  const options* o;
+  uint64_t rng;
+  ZSTD_DCtx* dctx;
+  uint8_t* module_buffer;
+  char* report_buffer;
+  uint8_t* mutated_key;
+  size_t max_key_size;
+  uint8_t* module_marks; /* per module: already read for this case */
+  int resealed;          /* the header check was recomputed over the damage: the bundle is self-consistent */
+} context;
+
+static int is_error(sbk_result r) {
+  return r == SBK_ERROR_CORRUPT || r == SBK_ERROR_BUFFER_TOO_SMALL || r == SBK_ERROR_OUT_OF_MEMORY;
+}
+
+static int same_entry(const sbk_entry* got, const sbk_entry* want) {
+  return got->index == want->index && got->kind == want->kind && got->key_size == want->key_size &&
+         memcmp(got->key, want->key, want->key_size) == 0 && got->status == want->status &&
+         got->fragment_module == want->fragment_module && got->vertex_module == want->vertex_module &&
+         got->layout == want->layout && got->rejection == want->rejection;
+}
+
+static void check_pipeline_decode(context* c, const sbk_entry* e) {
+  decoded_pipeline d;
+  const decoded_pipeline* want = &c->t->pipelines[e->index];
+  if (!decode_pipeline(e, &d)) {
+    fail("pipeline key of entry %u no longer decodes although its bytes are intact", e->index);
+    return;
+  }
+  if (d.route != want->route || d.fragment_offset != want->fragment_offset || d.fragment_size != want->fragment_size ||
+      d.host_size != want->host_size || memcmp(d.host, want->host, d.host_size) != 0)
+    fail("pipeline key of entry %u decodes differently", e->index);
+}
+
+static void probe_all(context* c, const sbk_bundle* b, outcome* out) {
+  const truth* t = c->t;
+  uint32_t i, count = sbk_bundle_entry_count(b);
+  sbk_entry e;
+  sbk_result r;
+  for (i = 0; i < t->entry_count; ++i) {
+    const sbk_entry* want = &t->entries[i];
+    r = sbk_bundle_find(b, want->key, want->key_size, &e);
+    if (r == SBK_OK) {
+      if (!same_entry(&e, want)) fail("find(entry %u's key) hits with different data", i);
+    } else if (r == SBK_NOT_FOUND) {
+      out->probe_miss = 1;
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->probe_error = 1;
+    } else {
+      fail("find(entry %u's key) returned %s", i, sbk_result_name(r));
+    }
+    /* A key the bundle does not hold is never a hit. */
+    mutate_key(want->key, want->key_size, c->mutated_key);
+    r = sbk_bundle_find(b, c->mutated_key, want->key_size, &e);
+    if (r == SBK_OK) {
+      const int k = t->mutated_key_index[i];
+      if (k < 0 || !same_entry(&e, &t->entries[k])) fail("find(a key the bundle lacks, after entry %u) hits", i);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->probe_error = 1;
+    } else if (r != SBK_NOT_FOUND) {
+      fail("find(a key the bundle lacks, after entry %u) returned %s", i, sbk_result_name(r));
+    }
+  }
+  for (i = 0; i < count; ++i) {
+    r = sbk_bundle_entry_at(b, i, &e);
+    if (r == SBK_OK) {
+      if (i >= t->entry_count || !same_entry(&e, &t->entries[i]))
+        fail("entry_at(%u) returns data that differs from the intact entry", i);
+      else if (e.kind == SBK_KEY_KIND_PIPELINE)
+        check_pipeline_decode(c, &e);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->probe_error = 1;
+    } else {
+      fail("entry_at(%u) of %u returned %s", i, count, sbk_result_name(r));
+    }
+  }
+  r = sbk_bundle_entry_at(b, count, &e);
+  if (r != SBK_NOT_FOUND) fail("entry_at(count) returned %s", sbk_result_name(r));
+}
+
+static void read_module(context* c, const sbk_bundle* b, uint32_t m, outcome* out) {
+  const truth* t = c->t;
+  sbk_module_info info;
+  size_t got = 0;
+  sbk_result r;
+  if (c->module_marks[m]) return;
+  c->module_marks[m] = 1;
+  r = sbk_bundle_module_info(b, m, &info);
+  if (r == SBK_OK) {
+    if (m >= t->module_count || info.stage != t->module_infos[m].stage ||
+        info.raw_size != t->module_infos[m].raw_size || info.compressed_size != t->module_infos[m].compressed_size)
+      fail("module_info(%u) returns data that differs from the intact module", m);
+  } else if (r == SBK_ERROR_CORRUPT) {
+    out->read_error = 1;
+  } else {
+    fail("module_info(%u) returned %s", m, sbk_result_name(r));
+  }
+  /* Read into the size the intact module had: a damaged size gives BUFFER_TOO_SMALL or CORRUPT, never more
+   * bytes than the buffer holds. Every other read reuses the caller's context; every eighth allocates its own. */
+  r = sbk_bundle_read_module(b, m, c->module_buffer, m < t->module_count ? t->module_infos[m].raw_size : 0, &got,
+                             (rng_next(&c->rng) & 7u) ? c->dctx : NULL);
+  if (r == SBK_OK) {
+    if (m >= t->module_count || got != t->module_infos[m].raw_size || memcmp(c->module_buffer, t->modules[m], got) != 0)
+      fail("read_module(%u) succeeds with bytes that differ from the intact module", m);
+  } else if (is_error(r)) {
+    out->read_error = 1;
+  } else {
+    fail("read_module(%u) returned %s", m, sbk_result_name(r));
+  }
+}
+
+/* Reads the modules the damage may have touched (found from the intact bundle's tables) and a random sample. */
+static void read_modules(context* c, const sbk_bundle* b, const uint64_t* damaged, size_t damaged_count, outcome* out) {
+  const truth* t = c->t;
+  uint32_t count = sbk_bundle_module_count(b), m;
+  size_t k;
+  sbk_module_info info;
+  memset(c->module_marks, 0, count);
+  if (c->o->all_modules) {
+    for (m = 0; m < count; ++m) read_module(c, b, m, out);
+  } else {
+    for (k = 0; k < damaged_count; ++k) {
+      const uint64_t at = damaged[k];
+      const int region = region_of(t, at);
+      if (region == REGION_SECTION0 + SBK_SECTION_MODULES && at - t->section_offset[SBK_SECTION_MODULES] >= 8) {
+        m = (uint32_t)((at - t->section_offset[SBK_SECTION_MODULES] - 8) / 32u);
+        if (m < count) read_module(c, b, m, out);
+      } else if (region == REGION_SECTION0 + SBK_SECTION_MODULE_DATA) {
+        for (m = 0; m < t->module_count && m < count; ++m)
+          if (at >= t->frame_offsets[m] && at - t->frame_offsets[m] < t->module_infos[m].compressed_size)
+            read_module(c, b, m, out);
+      } else if (region == REGION_SECTION0 + SBK_SECTION_DICTIONARY) {
+        int taken = 0;
+        uint32_t start = (uint32_t)rng_below(&c->rng, t->module_count);
+        for (m = 0; m < t->module_count && m < count && taken < 3; ++m) {
+          const uint32_t i = (start + m) % t->module_count;
+          if (i < count && t->module_uses_dictionary[i]) {
+            read_module(c, b, i, out);
+            ++taken;
+          }
+        }
+      }
+    }
+    for (k = 0; k < c->o->modules && count > 0; ++k) read_module(c, b, (uint32_t)rng_below(&c->rng, count), out);
+  }
+  if (sbk_bundle_module_info(b, count, &info) != SBK_NOT_FOUND) fail("module_info(count) is not NOT_FOUND");
+}
+
+static void read_rest(context* c, const sbk_bundle* b, outcome* out) {
+  const truth* t = c->t;
+  uint32_t l, count = sbk_bundle_layout_count(b);
+  sbk_layout layout;
+  size_t got = 0;
+  sbk_result r;
+  for (l = 0; l < count; ++l) {
+    r = sbk_bundle_layout(b, l, &layout);
+    if (r == SBK_OK) {
+      if (l >= t->layout_count || memcmp(&layout, &t->layouts[l], sizeof layout) != 0)
+        fail("layout(%u) returns data that differs from the intact layout", l);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->read_error = 1;
+    } else {
+      fail("layout(%u) returned %s", l, sbk_result_name(r));
+    }
+  }
+  if (sbk_bundle_layout(b, count, &layout) != SBK_NOT_FOUND) fail("layout(count) is not NOT_FOUND");
+
+  r = sbk_bundle_read_report(b, c->report_buffer, t->report_size, &got);
+  if (r == SBK_OK) {
+    if (!t->has_report || got != t->report_size || memcmp(c->report_buffer, t->report, got) != 0)
+      fail("read_report succeeds with bytes that differ from the intact report");
+  } else if (r == SBK_NOT_FOUND) {
+    /* A re-sealed section table may legitimately have lost the optional REPORT (its type changed). */
+    if (t->has_report && !c->resealed) fail("read_report says there is no report");
+  } else if (is_error(r)) {
+    out->read_error = 1;
+  } else {
+    fail("read_report returned %s", sbk_result_name(r));
+  }
+}
+
+/* Opens `data` (a damaged copy) and puts every call to the test. */
+static void exercise(context* c, const uint8_t* data, size_t size, const uint64_t* damaged, size_t damaged_count,
+                     outcome* out) {
+  sbk_bundle b;
+  sbk_result r;
+  memset(out, 0, sizeof *out);
+  r = sbk_bundle_open_memory(&b, data, size);
+  if (r != SBK_OK) {
+    if (r != SBK_ERROR_CORRUPT && r != SBK_ERROR_NOT_A_BUNDLE && r != SBK_ERROR_VERSION)
+      fail("open returned %s", sbk_result_name(r));
+    out->open_failed = 1;
+    return;
+  }
+  probe_all(c, &b, out);
+  read_modules(c, &b, damaged, damaged_count, out);
+  read_rest(c, &b, out);
+  out->sections_failed = sbk_bundle_check_sections(&b) != SBK_OK;
+  sbk_bundle_close(&b);
+}
+
+/* ---- statistics ---- */
+
+typedef struct tally {
+  unsigned long cases, open, probe, miss, read, sections, undetected;
+} tally;
+
+static void count(tally* t, const outcome* o) {
+  ++t->cases;
+  if (o->open_failed) {
+    ++t->open;
+    return;
+  }
+  t->probe += (unsigned long)o->probe_error;
+  t->miss += (unsigned long)o->probe_miss;
+  t->read += (unsigned long)o->read_error;
+  t->sections += (unsigned long)o->sections_failed;
+  t->undetected += (unsigned long)!o->sections_failed;
+}
+
+static void print_tally(const char* name, const tally* t) {
+  printf(
+      "  %-14s %7lu cases: open %7lu | opened: probe error %6lu, probe miss %6lu, read error %6lu, "
+      "check_sections %6lu, undetected %5lu\n",
+      name, t->cases, t->open, t->probe, t->miss, t->read, t->sections, t->undetected);
+}
+
+/* ---- the damage ---- */
+
+static void test_truncation(const truth* t) {
+  size_t n;
+  unsigned long not_a_bundle = 0, corrupt = 0;
+  for (n = 0; n < t->size; ++n) {
+    /* A fresh buffer of exactly n bytes: reading byte n is an ASan error. */
+    uint8_t* copy = (uint8_t*)malloc(n);
+    sbk_bundle b;
+    sbk_result r, want = n < 8 ? SBK_ERROR_NOT_A_BUNDLE : SBK_ERROR_CORRUPT;
+    if (copy == NULL && n != 0) {
+      fprintf(stderr, "bundle_robustness: out of memory\n");
+      exit(2);
+    }
+    if (n) memcpy(copy, t->data, n);
+    snprintf(current_case, sizeof current_case, "truncated to %zu of %zu bytes", n, t->size);
+    r = sbk_bundle_open_memory(&b, copy, n);
+    if (r != want) fail("open returned %s, want %s", sbk_result_name(r), sbk_result_name(want));
+    not_a_bundle += r == SBK_ERROR_NOT_A_BUNDLE;
+    corrupt += r == SBK_ERROR_CORRUPT;
+    if (r == SBK_OK) sbk_bundle_close(&b);
+    free(copy);
+  }
+  printf("  %-14s %7zu cases: NOT_A_BUNDLE %lu (lengths 0-7), CORRUPT %lu\n", "truncated", t->size, not_a_bundle,
+         corrupt);
+
+  /* Re-sealed: the header states the shorter length and carries a valid check, so open must find the
+   * sections that no longer fit. (The copy is as long as the intact file; only its header lies.) */
+  corrupt = 0;
+  for (n = SBK_BUNDLE_HEADER_SIZE; n < t->size; ++n) {
+    sbk_bundle b;
+    sbk_result r;
+    uint8_t* copy = (uint8_t*)xmalloc(n);
+    memcpy(copy, t->data, n);
+    put64(copy + 16, n);
+    if (n >= t->table_end)
+      put64(copy + 56, XXH3_64bits_withSeed(copy + SBK_BUNDLE_HEADER_SIZE,
+                                            (size_t)(t->table_end - SBK_BUNDLE_HEADER_SIZE), XXH3_64bits(copy, 56)));
+    snprintf(current_case, sizeof current_case, "truncated to %zu of %zu bytes, header re-sealed", n, t->size);
+    r = sbk_bundle_open_memory(&b, copy, n);
+    if (r != SBK_ERROR_CORRUPT)
+      fail("open returned %s, want %s", sbk_result_name(r), sbk_result_name(SBK_ERROR_CORRUPT));
+    corrupt += r == SBK_ERROR_CORRUPT;
+    if (r == SBK_OK) sbk_bundle_close(&b);
+    free(copy);
+  }
+  printf("  %-14s %7zu cases: CORRUPT %lu\n", "re-sealed", t->size - SBK_BUNDLE_HEADER_SIZE, corrupt);
+}
+
+static void test_trailing_bytes(const truth* t) {
+  static const size_t extra[] = {1, 7, 8, 64};
+  size_t i;
+  for (i = 0; i < sizeof extra / sizeof extra[0]; ++i) {
+    uint8_t* copy = (uint8_t*)xmalloc(t->size + extra[i]);
+    sbk_bundle b;
+    sbk_result r;
+    memcpy(copy, t->data, t->size);
+    memset(copy + t->size, 0, extra[i]);
+    snprintf(current_case, sizeof current_case, "%zu trailing zero bytes", extra[i]);
+    r = sbk_bundle_open_memory(&b, copy, t->size + extra[i]);
+    if (r != SBK_ERROR_CORRUPT)
+      fail("open returned %s, want %s", sbk_result_name(r), sbk_result_name(SBK_ERROR_CORRUPT));
+    if (r == SBK_OK) sbk_bundle_close(&b);
+    free(copy);
+  }
+}
+
+/* Every bit of the header and the section table, as is (the header check must refuse each) and re-sealed. */
+static void test_header_bits(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  uint64_t at;
+  int bit;
+  tally plain, sealed;
+  outcome o;
+  memset(&plain, 0, sizeof plain);
+  memset(&sealed, 0, sizeof sealed);
+  for (at = 0; at < t->table_end; ++at) {
+    for (bit = 0; bit < 8; ++bit) {
+      const uint8_t mask = (uint8_t)(1u << bit);
+      work[at] ^= mask;
+      snprintf(current_case, sizeof current_case, "bit %d of byte %llu (%s)", bit, (unsigned long long)at,
+               region_names[region_of(t, at)]);
+      exercise(c, work, t->size, &at, 1, &o);
+      count(&plain, &o);
+      if (!o.open_failed) fail("open accepts a damaged header or section table");
+      /* Re-sealed: a valid check over the damaged bytes (not for the check itself, bytes 56..63, which
+       * re-sealing would simply undo). */
+      if (at < 56 || at >= SBK_BUNDLE_HEADER_SIZE) {
+        snprintf(current_case, sizeof current_case, "bit %d of byte %llu (%s), header re-sealed", bit,
+                 (unsigned long long)at, region_names[region_of(t, at)]);
+        put64(work + 56, XXH3_64bits_withSeed(work + SBK_BUNDLE_HEADER_SIZE,
+                                              (size_t)(t->table_end - SBK_BUNDLE_HEADER_SIZE), XXH3_64bits(work, 56)));
+        c->resealed = 1;
+        exercise(c, work, t->size, &at, 1, &o);
+        c->resealed = 0;
+        count(&sealed, &o);
+        memcpy(work + 56, t->data + 56, 8);
+      }
+      work[at] ^= mask;
+    }
+  }
+  print_tally("header bits", &plain);
+  print_tally("  re-sealed", &sealed);
+}
+
+/* Every bit of every padding byte between sections: nothing reads padding and no checksum covers it, so these
+ * open and pass check_sections; every answer must still be the intact one. */
+static void test_padding_bits(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  uint64_t at;
+  int bit;
+  tally total;
+  outcome o;
+  memset(&total, 0, sizeof total);
+  for (at = t->table_end; at < t->size; ++at) {
+    if (region_of(t, at) != REGION_PADDING) continue;
+    for (bit = 0; bit < 8; ++bit) {
+      const uint8_t mask = (uint8_t)(1u << bit);
+      snprintf(current_case, sizeof current_case, "bit %d of padding byte %llu", bit, (unsigned long long)at);
+      work[at] ^= mask;
+      exercise(c, work, t->size, &at, 1, &o);
+      work[at] ^= mask;
+      count(&total, &o);
+    }
+  }
+  print_tally("padding bits", &total);
+  if (total.undetected)
+    printf(
+        "  note: the zero padding between sections is covered by no checksum: %lu of %lu flips there go "
+        "unnoticed by open and check_sections (every answer stayed equal to the intact bundle's)\n",
+        total.undetected, total.cases);
+}
+
+/* Index entry i pointed at the intact record of entry i+1 (offset and size both moved): a probe compares keys,
+ * and entry_at(i) must not pass entry i+1's record off as entry i. */
+static void test_redirected_records(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  const uint64_t index = t->section_offset[SBK_SECTION_INDEX];
+  const uint32_t bits = le32(t->data + index + 4);
+  const uint64_t entries = index + 16u + ((4u * (((uint64_t)1 << bits) + 1u) + 7u) & ~(uint64_t)7u);
+  uint32_t i;
+  tally total;
+  outcome o;
+  memset(&total, 0, sizeof total);
+  for (i = 0; t->entry_count > 1 && i < t->entry_count; ++i) {
+    const uint64_t row = entries + 32u * (uint64_t)i, other = entries + 32u * (uint64_t)((i + 1) % t->entry_count);
+    uint64_t at[2];
+    at[0] = row + 16;
+    at[1] = row + 24;
+    snprintf(current_case, sizeof current_case, "index entry %u pointed at the record of entry %u", i,
+             (i + 1) % t->entry_count);
+    memcpy(work + row + 16, t->data + other + 16, 12);
+    exercise(c, work, t->size, at, 2, &o);
+    memcpy(work + row + 16, t->data + row + 16, 12);
+    count(&total, &o);
+    if (!o.open_failed && !o.sections_failed) fail("neither open nor check_sections notices the damage");
+  }
+  print_tally("redirected", &total);
+}
+
+static void test_random_flips(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  tally total, by_region[REGION_COUNT];
+  unsigned long i;
+  int region;
+  outcome o;
+  memset(&total, 0, sizeof total);
+  memset(by_region, 0, sizeof by_region);
+  for (i = 0; i < c->o->flips; ++i) {
+    const uint64_t at = rng_below(&c->rng, t->size);
+    const int bit = (int)rng_below(&c->rng, 8);
+    const uint8_t mask = (uint8_t)(1u << bit);
+    region = region_of(t, at);
+    snprintf(current_case, sizeof current_case, "flip %lu: bit %d of byte %llu (%s)", i, bit, (unsigned long long)at,
+             region_names[region]);
+    work[at] ^= mask;
+    exercise(c, work, t->size, &at, 1, &o);
+    work[at] ^= mask;
+    count(&total, &o);
+    count(&by_region[region], &o);
+    if (!o.open_failed && !o.sections_failed && region != REGION_PADDING)
+      fail("neither open nor check_sections notices the flip");
+  }
+  print_tally("random flips", &total);
+  for (region = 0; region < REGION_COUNT; ++region)
+    if (by_region[region].cases) print_tally(region_names[region], &by_region[region]);
+}
+
+static void test_overwrites(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  tally total, padding_only;
+  unsigned long i;
+  outcome o;
+  memset(&total, 0, sizeof total);
+  memset(&padding_only, 0, sizeof padding_only);
+  for (i = 0; i < c->o->overwrites; ++i) {
+    uint64_t at[8];
+    int k, changed = 0, changed_checked = 0;
+    for (k = 0; k < 8; ++k) {
+      at[k] = rng_below(&c->rng, t->size);
+      work[at[k]] = (uint8_t)rng_next(&c->rng);
+    }
+    for (k = 0; k < 8; ++k)
+      if (work[at[k]] != t->data[at[k]]) {
+        changed = 1;
+        if (region_of(t, at[k]) != REGION_PADDING) changed_checked = 1;
+      }
+    snprintf(current_case, sizeof current_case, "overwrite %lu: bytes %llu %llu %llu %llu %llu %llu %llu %llu", i,
+             (unsigned long long)at[0], (unsigned long long)at[1], (unsigned long long)at[2], (unsigned long long)at[3],
+             (unsigned long long)at[4], (unsigned long long)at[5], (unsigned long long)at[6],
+             (unsigned long long)at[7]);
+    exercise(c, work, t->size, at, 8, &o);
+    for (k = 0; k < 8; ++k) work[at[k]] = t->data[at[k]];
+    if (!changed) continue; /* every random value equalled the original: nothing was damaged */
+    count(changed_checked ? &total : &padding_only, &o);
+    if (changed_checked && !o.open_failed && !o.sections_failed)
+      fail("neither open nor check_sections notices the damage");
+  }
+  print_tally("8-byte damage", &total);
+  if (padding_only.cases) print_tally("  padding only", &padding_only);
+}
+
+/* ---- main ---- */
+
+static int parse_options(int argc, char** argv, options* o, const char** path) {
+  int i;
+  o->seed = 0x5EEDB0D1E5ull;
+  o->flips = 10000;
+  o->overwrites = 2000;
+  o->modules = 2;
+  o->all_modules = 0;
+  *path = NULL;
+  for (i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+      o->seed = strtoull(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--flips") == 0 && i + 1 < argc)
+      o->flips = strtoul(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--overwrites") == 0 && i + 1 < argc)
+      o->overwrites = strtoul(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--modules") == 0 && i + 1 < argc)
+      o->modules = strtoul(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--all-modules") == 0)
+      o->all_modules = 1;
+    else if (argv[i][0] != '-' && *path == NULL)
+      *path = argv[i];
+    else
+      return 0;
+  }
+  if (o->seed == 0) o->seed = 1; /* xorshift's one fixed point */
+  return *path != NULL;
+}
+
+static uint8_t* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  long end;
+  uint8_t* data;
+  if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if (f) fclose(f);
+    return NULL;
+  }
+  data = (uint8_t*)xmalloc((size_t)end);
+  if (fread(data, 1, (size_t)end, f) != (size_t)end) {
+    fclose(f);
+    free(data);
+    return NULL;
+  }
+  fclose(f);
+  *size = (size_t)end;
+  return data;
+}
+
+int main(int argc, char** argv) {
+  options o;
+  const char* path;
+  truth t;
+  context c;
+  uint8_t* data;
+  uint8_t* work;
+  size_t size = 0, i;
+  clock_t start = clock();
+  if (!parse_options(argc, argv, &o, &path)) {
+    fprintf(stderr,
+            "usage: bundle_robustness BUNDLE [--seed N] [--flips N] [--overwrites N] [--modules N] "
+            "[--all-modules]\n");
+    return 2;
+  }
+  data = read_file(path, &size);
+  if (data == NULL) {
+    fprintf(stderr, "bundle_robustness: cannot read %s\n", path);
+    return 2;
+  }
+  printf("bundle_robustness %s: %zu bytes, seed 0x%llx (--seed to replay), %lu flips, %lu overwrites\n", path, size,
+         (unsigned long long)o.seed, o.flips, o.overwrites);
+  if (!record_truth(&t, data, size)) return 1;
+  printf("  intact: %u entries, %u modules, %u layouts, report %zu bytes; sections end their table at %llu\n",
+         t.entry_count, t.module_count, t.layout_count, t.report_size, (unsigned long long)t.table_end);
+
+  memset(&c, 0, sizeof c);
+  c.t = &t;
+  c.o = &o;
+  c.rng = o.seed;
+  c.dctx = ZSTD_createDCtx();
+  c.module_buffer = (uint8_t*)xmalloc(t.max_module_size);
+  c.report_buffer = (char*)xmalloc(t.report_size);
+  for (i = 0; i < t.entry_count; ++i)
+    if (t.entries[i].key_size > c.max_key_size) c.max_key_size = t.entries[i].key_size;
+  c.mutated_key = (uint8_t*)xmalloc(c.max_key_size);
+  c.module_marks = (uint8_t*)xmalloc(t.module_count + 1u);
+  work = (uint8_t*)xmalloc(size);
+  memcpy(work, data, size);
+
+  test_truncation(&t);
+  test_trailing_bytes(&t);
+  test_header_bits(&c, work);
+  test_padding_bits(&c, work);
+  test_redirected_records(&c, work);
+  test_random_flips(&c, work);
+  test_overwrites(&c, work);
+  if (memcmp(work, data, size) != 0) fail("the working copy was not restored");
+
+  printf("  %.1f s\n", (double)(clock() - start) / CLOCKS_PER_SEC);
+  ZSTD_freeDCtx(c.dctx);
+  free(work);
+  free(c.module_marks);
+  free(c.mutated_key);
+  free(c.report_buffer);
+  free(c.module_buffer);
+  for (i = 0; i < t.entry_count; ++i) free(t.keys[i]);
+  for (i = 0; i < t.module_count; ++i) free(t.modules[i]);
+  free(t.keys);
+  free(t.entries);
+  free(t.mutated_key_index);
+  free(t.pipelines);
+  free(t.modules);
+  free(t.module_infos);
+  free(t.frame_offsets);
+  free(t.module_uses_dictionary);
+  free(t.layouts);
+  free(t.report);
+  free(data);
+  if (failures) {
+    printf("bundle_robustness: %lu failures\n", failures);
+    return 1;
+  }
+  printf("bundle_robustness: all checks passed\n");
+  return 0;
+}
