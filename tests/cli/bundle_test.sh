@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# CLI contract of `shaderbake build`, `verify` and `inspect`: determinism at any -j and with or without the
+# artifact cache, the cold -> warm cycle (same bytes, nothing new stored), a corrupted cache entry detected and
+# rebuilt, one-field-apart states getting entries of their own, verify catching a damaged bundle.
+set -u
+bin=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SHADERBAKE_CACHE_DIR="$tmp/default-cache"  # never the user's cache
+failures=0
+passed=0
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
+}
+json_field() {  # json_field FILE EXPR
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+trace=$root/samples/traces/session_ref.jsonl
+
+# Cold build into a fresh cache. Exit 1: the sample holds programs whose texture modes the exact emitter lacks.
+"$bin" build "$trace" -o "$tmp/cold.sbk" --cache-dir "$tmp/cache" --report "$tmp/report.json" --json \
+  >"$tmp/cold.json" 2>"$tmp/cold.err"
+check "build exits 1 when some modules failed" test $? -eq 1
+check "build names each failure on stderr" grep -q "texture mode" "$tmp/cold.err"
+check "the bundle is written despite failures" test -s "$tmp/cold.sbk"
+check "no temporary file is left next to the bundle" test -z "$(ls "$tmp" | grep '\.tmp')"
+check "the report file lists the failures" \
+  test "$(json_field "$tmp/report.json" "len(d['failures'])")" = "$(json_field "$tmp/cold.json" "d['failures']")"
+check "a cold build stores what it compiles" test "$(json_field "$tmp/cold.json" "d['cache']['stores'] > 0")" = True
+
+# Warm build, nothing changed: byte-identical, every module from the cache, nothing new stored.
+"$bin" build "$trace" -o "$tmp/warm.sbk" --cache-dir "$tmp/cache" --json >"$tmp/warm.json" 2>/dev/null
+check "warm build gives the same bytes" cmp -s "$tmp/cold.sbk" "$tmp/warm.sbk"
+check "warm build misses nothing" test "$(json_field "$tmp/warm.json" "d['cache']['misses']")" = 0
+check "warm build stores nothing" test "$(json_field "$tmp/warm.json" "d['cache']['stores']")" = 0
+
+# Determinism: thread count and the cache never change the bytes.
+"$bin" build "$trace" -o "$tmp/j1.sbk" --no-cache -j1 >/dev/null 2>&1
+"$bin" build "$trace" -o "$tmp/j2.sbk" --no-cache -j2 >/dev/null 2>&1
+check "-j1 and the cached build agree" cmp -s "$tmp/cold.sbk" "$tmp/j1.sbk"
+check "-j1 and -j2 agree" cmp -s "$tmp/j1.sbk" "$tmp/j2.sbk"
+
+# A corrupted cache entry is detected, discarded and rebuilt; the bundle does not change.
+entry=$(find "$tmp/cache" -name '*.sbkc' | sort | head -n 1)
+python3 - "$entry" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) // 2] ^= 0x40
+open(sys.argv[1], "wb").write(data)
+PY
+"$bin" build "$trace" -o "$tmp/rebuilt.sbk" --cache-dir "$tmp/cache" --json >"$tmp/rebuilt.json" 2>/dev/null
+check "the corrupted entry is discarded" test "$(json_field "$tmp/rebuilt.json" "d['cache']['corrupt_discarded']")" = 1
+check "the corrupted entry is rebuilt" test "$(json_field "$tmp/rebuilt.json" "d['cache']['stores']")" = 1
+check "the rebuilt entry is whole again" test -s "$entry"
+check "the bundle is unchanged by the corruption" cmp -s "$tmp/cold.sbk" "$tmp/rebuilt.sbk"
+
+# verify: the bundle passes; a damaged copy fails with exit 1 and a named problem.
+"$bin" verify "$tmp/cold.sbk" >"$tmp/verify.out" 2>&1
+check "verify passes on a built bundle" test $? -eq 0
+"$bin" verify --json "$tmp/cold.sbk" >"$tmp/verify.json" 2>/dev/null
+check "verify --json says ok" test "$(json_field "$tmp/verify.json" "d['ok']")" = True
+check "verify checked every module" test "$(json_field "$tmp/verify.json" "[c['checked'] for c in d['checks'] if c['name']=='modules'][0]")" = \
+  "$(json_field "$tmp/cold.json" "d['modules']")"
+size=$(stat -c %s "$tmp/cold.sbk")
+for offset in 100 $((size / 3)) $((size / 2)) $((size - 10)); do
+  cp "$tmp/cold.sbk" "$tmp/damaged.sbk"
+  python3 - "$tmp/damaged.sbk" "$offset" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[int(sys.argv[2])] ^= 0x01
+open(sys.argv[1], "wb").write(data)
+PY
+  "$bin" verify "$tmp/damaged.sbk" >/dev/null 2>"$tmp/damaged.err"
+  check "verify fails on a bit flipped at byte $offset" test $? -eq 1
+  check "verify names the problem (byte $offset)" grep -q "error:" "$tmp/damaged.err"
+done
+head -c 1000 "$tmp/cold.sbk" >"$tmp/truncated.sbk"
+"$bin" verify "$tmp/truncated.sbk" >/dev/null 2>"$tmp/truncated.err"
+check "verify fails on a truncated bundle" test $? -eq 1
+check "a truncated bundle is called corrupt" grep -q "corrupt" "$tmp/truncated.err"
+echo "not a bundle" >"$tmp/text.sbk"
+"$bin" verify "$tmp/text.sbk" >/dev/null 2>"$tmp/text.err"
+check "a text file is not a bundle" grep -q "not a shaderbake bundle" "$tmp/text.err"
+
+# inspect: the summary's counts are the build's; an entry's view is complete.
+"$bin" inspect --json "$tmp/cold.sbk" >"$tmp/inspect.json"
+check "inspect exits 0" test $? -eq 0
+for field in specializations families exact_pipelines fallback_pipelines; do
+  check "inspect counts $field as build did" \
+    test "$(json_field "$tmp/inspect.json" "d['entries']['$field']")" = "$(json_field "$tmp/cold.json" "d['$field']")"
+done
+key=$("$bin" inspect "$tmp/cold.sbk" --list | awk '$2 == "pipeline" && $3 == "fallback" {print $1; exit}')
+"$bin" inspect --json "$tmp/cold.sbk" "${key:0:12}" >"$tmp/entry.json"
+check "inspect finds an entry by a hash prefix" test $? -eq 0
+check "a pipeline entry shows its host state" test "$(json_field "$tmp/entry.json" "'host' in d and 'layout' in d")" = True
+check "a pipeline entry shows both modules' disassembly" \
+  test "$(json_field "$tmp/entry.json" "'OpEntryPoint Vertex' in d['vertex_module']['disassembly'] and 'OpEntryPoint Fragment' in d['fragment_module']['disassembly']")" = True
+rejected=$("$bin" inspect "$tmp/cold.sbk" --list | awk '$2 == "specialization" && $3 == "generation_failed" {print $1; exit}')
+"$bin" inspect --json "$tmp/cold.sbk" "$rejected" >"$tmp/rejected.json"
+check "a failed specialization says why admission rejected it" \
+  test "$(json_field "$tmp/rejected.json" "d['admission']['reason']")" = texture_mode_unsupported
+"$bin" inspect "$tmp/cold.sbk" ffffffffffffffffffffffffffffffff >/dev/null 2>&1
+check "an unknown key exits 1" test $? -eq 1
+
+# Wrong hits: states one key field apart get entries of their own; dynamic values and dead words do not.
+read -r exact_keys pipeline_keys < <(python3 "$root/tests/cli/one_field_pairs.py" "$tmp/pairs.jsonl")
+"$bin" build "$tmp/pairs.jsonl" -o "$tmp/pairs.sbk" --cache-dir "$tmp/cache" --json >"$tmp/pairs.json" 2>/dev/null
+check "one-field pairs build cleanly" test $? -eq 0
+check "each program variant has its own specialization" test "$(json_field "$tmp/pairs.json" "d['specializations']")" = "$exact_keys"
+check "each state variant has its own exact pipeline" test "$(json_field "$tmp/pairs.json" "d['exact_pipelines']")" = "$pipeline_keys"
+"$bin" verify "$tmp/pairs.sbk" >/dev/null 2>&1
+check "the pairs bundle verifies" test $? -eq 0
+
+echo "bundle CLI: $passed passed, $failures failed"
+test "$failures" -eq 0
