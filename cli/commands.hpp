@@ -63,6 +63,27 @@ struct VerifyOptions {
 };
 int run_verify(const VerifyOptions& options);
 
+struct WarmOptions {
+  std::string bundle;
+  std::string output;     // empty: rewrite the bundle in place
+  std::string device;     // Vulkan device name substring; empty = lavapipe
+  bool json = false;
+  bool validate = false;  // load VK_LAYER_KHRONOS_validation; any message it reports is a failure
+};
+int run_warm(const WarmOptions& options);
+
+struct ReportOptions {
+  std::string bundle;
+  std::vector<std::string> traces;  // empty: the traces the bundle was built from
+  bool json = false;
+  bool strict = false;
+  double fail_under = -1;  // coverage: exit 1 when first-use coverage (percent) is below; < 0 = no gate
+  std::string html;        // coverage: also write a self-contained HTML page
+  std::string replay;      // coverage: a shaderbake-replay --json file whose stall distribution the page shows
+};
+int run_report_coverage(const ReportOptions& options);
+int run_report_rejections(const ReportOptions& options);
+
 struct CheckVectorsOptions {
   std::vector<std::string> files;
   std::string engine = "all";  // oracle | exact | fallback | all

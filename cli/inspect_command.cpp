@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/driver_cache.hpp"
 #include "lib/compile/reflection.hpp"
 #include "lib/compile/spirv_tools.hpp"
 
@@ -79,6 +80,19 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
     uint64_t size = 0;
     if (sbk_bundle_section(&b, static_cast<sbk_section_type>(type), &size))
       out["sections"].push_back({{"name", section_name(type)}, {"bytes", size}});
+  }
+  // VkPipelineCache blobs `shaderbake warm` stored, one per device.
+  uint64_t driver_cache_size = 0;
+  if (const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_DRIVER_CACHE, &driver_cache_size)) {
+    const auto read = bundle::read_driver_cache_section({section, driver_cache_size});
+    out["driver_caches"] = nlohmann::ordered_json::array();
+    for (const auto& e : read.entries)
+      out["driver_caches"].push_back({{"vendor_id", e.identity.vendor_id},
+                                      {"device_id", e.identity.device_id},
+                                      {"driver_version", e.identity.driver_version},
+                                      {"pipeline_cache_uuid", bundle::to_hex(e.identity.pipeline_cache_uuid)},
+                                      {"bytes", e.data.size()}});
+    if (!read.problems.empty()) out["driver_cache_problems"] = read.problems;
   }
   auto report = file.report_json();
   if (report && !report->empty()) {
@@ -198,6 +212,17 @@ int run_inspect(const InspectOptions& options) {
       std::printf(" %s %s", s["name"].get<std::string>().c_str(), s["bytes"].dump().c_str());
     std::printf("\n");
     if (summary.contains("report")) std::printf("report: %s\n", summary["report"].dump().c_str());
+    if (summary.contains("driver_caches")) {
+      std::printf("driver caches: %zu\n", summary["driver_caches"].size());
+      for (const auto& c : summary["driver_caches"])
+        std::printf("  vendor 0x%04x device 0x%04x driver 0x%08x uuid %s: %s bytes\n", c["vendor_id"].get<uint32_t>(),
+                    c["device_id"].get<uint32_t>(), c["driver_version"].get<uint32_t>(),
+                    c["pipeline_cache_uuid"].get<std::string>().c_str(), c["bytes"].dump().c_str());
+      if (summary.contains("driver_cache_problems"))
+        for (const auto& p : summary["driver_cache_problems"])
+          std::fprintf(stderr, "warning: %s: %s (run 'shaderbake verify')\n", options.bundle.c_str(),
+                       p.get<std::string>().c_str());
+    }
     return kExitOk;
   }
   if (options.list) {

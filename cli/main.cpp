@@ -92,6 +92,53 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("bundle", verify.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
   verify_cmd->add_flag("--json", verify.json, "Print the checks as JSON");
 
+  ReportOptions coverage;
+  ReportOptions rejections;
+  CLI::App* report_cmd = app.add_subcommand("report", "Answer coverage and rejection questions about a bundle.");
+  report_cmd->require_subcommand(1);
+  CLI::App* coverage_cmd = report_cmd->add_subcommand(
+      "coverage",
+      "How the bundle serves the draws of traces (its own, or a new capture): per draw and per first use (what "
+      "stalls), served exact / by a fallback family / uncovered by reason, the frames with the most uncovered "
+      "first uses. A release gate with --fail-under.");
+  coverage_cmd->add_option("bundle", coverage.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
+  coverage_cmd->add_option("--traces", coverage.traces, "Traces to check (default: the ones the bundle was built from)")
+      ->check(CLI::ExistingFile);
+  coverage_cmd->add_option("--fail-under", coverage.fail_under,
+                           "Exit 1 when the share of first uses served (exact or fallback) is below PERCENT");
+  coverage_cmd->add_option("--html", coverage.html, "Also write a self-contained HTML page with charts");
+  coverage_cmd->add_option("--replay", coverage.replay, "A 'shaderbake-replay --json' output to chart in the page")
+      ->check(CLI::ExistingFile);
+  coverage_cmd->add_flag("--json", coverage.json, "Print JSON (schema: 'shaderbake schema coverage')");
+  coverage_cmd->add_flag("--strict", coverage.strict, "Stop at the first bad trace record (exit 3)");
+  CLI::App* rejections_cmd = report_cmd->add_subcommand(
+      "rejections",
+      "Why programs are kept off the fallback route: admission reasons with their exact keys, draws and example "
+      "keys ('shaderbake inspect BUNDLE KEY' shows why).");
+  rejections_cmd->add_option("bundle", rejections.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
+  rejections_cmd->add_option("--traces", rejections.traces, "Traces to count draws in (default: the bundle's own)")
+      ->check(CLI::ExistingFile);
+  rejections_cmd->add_flag("--json", rejections.json, "Print JSON");
+
+  WarmOptions warm;
+  CLI::App* warm_cmd = app.add_subcommand(
+      "warm",
+      "On a machine with the target GPU: create every pipeline of a bundle once into an empty VkPipelineCache and "
+      "store the driver's cache data in the bundle (one blob per vendorID, deviceID, driverVersion and "
+      "pipelineCacheUUID; warming the same device again replaces its blob), then create them all again on a fresh "
+      "device from the stored blob and compare the median creation times. Exit 0 ok, 1 a pipeline failed (the "
+      "blob is stored all the same), 3 not a usable bundle, 4 no such device, 5 the bundle cannot be written.");
+  warm_cmd->add_option("bundle", warm.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
+  warm_cmd->add_option("-o,--output", warm.output,
+                       "Write the warmed bundle here (default: rewrite BUNDLE in place; always through a temporary "
+                       "file and a rename)");
+  warm_cmd->add_option("--device", warm.device,
+                       "Vulkan device whose name contains this (case-insensitive; default: lavapipe), e.g. nvidia");
+  warm_cmd->add_flag("--validate", warm.validate,
+                     "Create the pipelines under VK_LAYER_KHRONOS_validation; any message it reports is a failure "
+                     "(its overhead is in the timings)");
+  warm_cmd->add_flag("--json", warm.json, "Print the summary as JSON");
+
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
       "check-vectors",
@@ -131,8 +178,11 @@ int main(int argc, char** argv) {
   if (*dedupe_cmd) return run_dedupe(dedupe);
   if (*compile_cmd) return run_compile(compile);
   if (*build_cmd) return run_build(build);
+  if (*coverage_cmd) return run_report_coverage(coverage);
+  if (*rejections_cmd) return run_report_rejections(rejections);
   if (*inspect_cmd) return run_inspect(inspect);
   if (*verify_cmd) return run_verify(verify);
+  if (*warm_cmd) return run_warm(warm);
   if (*vectors_cmd) return run_check_vectors(vectors);
   if (*schema_cmd) return run_schema(schema);
   if (*cache_prune_cmd) return run_cache_prune(cache_prune);

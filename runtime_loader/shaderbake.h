@@ -379,6 +379,7 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
 #define SBK_BUNDLE_MODULE_ENTRY_SIZE 32
 #define SBK_BUNDLE_INDEX_ENTRY_SIZE 32
 #define SBK_BUNDLE_LAYOUT_SIZE 272
+#define SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE 48 /* DRIVER_CACHE: u32 count, u32 reserved, then 48-byte entries */
 #define SBK_BUNDLE_MAX_DIRECTORY_BITS 24
 #define SBK_MAX_LAYOUT_BINDINGS 16
 #define SBK_NO_MODULE 0xFFFFFFFFu
@@ -506,6 +507,25 @@ SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, 
  * sbk_bundle_read_module. The REPORT section's checksum is verified first (its zstd frame carries none):
  * SBK_ERROR_CORRUPT on a mismatch. SBK_NOT_FOUND when the bundle has no report. */
 SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, size_t capacity, size_t* size_out);
+
+/* The VkPipelineCache data `shaderbake warm` stored for one device, to pass to vkCreatePipelineCache as
+ * pInitialData/initialDataSize. The device is named by the four values a driver's cache data depends on,
+ * all from VkPhysicalDeviceProperties: vendorID, deviceID, driverVersion and pipelineCacheUUID. Only a blob
+ * stored for exactly that device is returned; blobs of other devices or driver versions are ignored.
+ *
+ * SBK_OK: *data points into the bundle (it lives as long as the bundle; 8-byte aligned from a file the
+ * loader mapped) and *size is its byte count. Before handing it out, the call verifies the DRIVER_CACHE
+ * section's checksum (the blobs have none of their own: O(section size), ~1 ms for 10 MB), the section's
+ * structure (schemas/bundle.md), and that the blob starts with a VkPipelineCacheHeaderVersionOne whose
+ * vendorID, deviceID and pipelineCacheUUID are the entry's: a blob damaged or labelled for another device
+ * is never given to a driver.
+ * SBK_NOT_FOUND: the bundle has no DRIVER_CACHE section or no blob for exactly this device: a normal answer
+ * (create an empty cache). SBK_ERROR_CORRUPT: the section or the blob breaks a rule above (an empty cache
+ * is the right fallback too). On any result but SBK_OK, *data is NULL and *size is 0.
+ * No allocation, no side effect: thread-safe on an open bundle. */
+SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t vendor_id, uint32_t device_id,
+                                           uint32_t driver_version, const uint8_t pipeline_cache_uuid[16],
+                                           const void** data, size_t* size);
 
 /* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
  * *consumed gets its length. SBK_ERROR_INVALID_STATE unless the bytes are exactly what the encoder writes
@@ -1553,6 +1573,69 @@ SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, s
   *size_out = (size_t)raw;
   if ((size_t)raw > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
   return sbk__decompress(bundle, src, (size_t)bundle->section_size[SBK_SECTION_REPORT], out, (size_t)raw, 0, NULL);
+}
+
+/* DRIVER_CACHE (schemas/bundle.md): u32 count N, u32 reserved, N entries of 48 bytes
+ *   0 u32 vendor_id   4 u32 device_id   8 u32 driver_version   12 u32 reserved   16 u8[16] pipelineCacheUUID
+ *  32 u64 blob offset from the section start   40 u64 blob size
+ * sorted strictly by (vendor, device, driver version, uuid bytes); blobs 8-aligned, after the table, in entry
+ * order and non-overlapping. -1/0/1 like memcmp, comparing entry `e` with the probed identity. */
+static int sbk__compare_driver_identity(const uint8_t* e, uint32_t vendor_id, uint32_t device_id,
+                                        uint32_t driver_version, const uint8_t* uuid) {
+  const uint32_t a[3] = {sbk__get_u32(e), sbk__get_u32(e + 4), sbk__get_u32(e + 8)};
+  const uint32_t b[3] = {vendor_id, device_id, driver_version};
+  int i, c;
+  for (i = 0; i < 3; ++i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  c = memcmp(e + 16, uuid, 16);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t vendor_id, uint32_t device_id,
+                                           uint32_t driver_version, const uint8_t pipeline_cache_uuid[16],
+                                           const void** data, size_t* size) {
+  const uint8_t* section;
+  const uint8_t* found = NULL;
+  uint64_t section_size, count, table_end, previous_end, i;
+  SBK_ASSERT(bundle != NULL && pipeline_cache_uuid != NULL && data != NULL && size != NULL);
+  *data = NULL;
+  *size = 0;
+  if (bundle->section_offset[SBK_SECTION_DRIVER_CACHE] == 0) return SBK_NOT_FOUND;
+  section = sbk__section_bytes(bundle, SBK_SECTION_DRIVER_CACHE);
+  section_size = bundle->section_size[SBK_SECTION_DRIVER_CACHE];
+  /* The blobs carry no checksum of their own: the section's is the only thing that vouches for them. */
+  if (XXH3_64bits(section, (size_t)section_size) != bundle->section_checksum[SBK_SECTION_DRIVER_CACHE])
+    return SBK_ERROR_CORRUPT;
+  if (section_size < 8) return SBK_ERROR_CORRUPT;
+  count = sbk__get_u32(section);
+  if (count > (section_size - 8) / SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE) return SBK_ERROR_CORRUPT;
+  table_end = 8 + count * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
+  previous_end = table_end;
+  /* The whole table is checked, not just the entry that matches: the section is already read in full. */
+  for (i = 0; i < count; ++i) {
+    const uint8_t* e = section + 8 + i * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
+    const uint64_t offset = sbk__get_u64(e + 32), length = sbk__get_u64(e + 40);
+    if (offset % 8u != 0 || offset < previous_end || !sbk__fits(offset, length, section_size)) return SBK_ERROR_CORRUPT;
+    previous_end = offset + length;
+    if (i > 0 && sbk__compare_driver_identity(e - SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE, sbk__get_u32(e),
+                                              sbk__get_u32(e + 4), sbk__get_u32(e + 8), e + 16) >= 0)
+      return SBK_ERROR_CORRUPT; /* out of order, or the same device twice */
+    if (sbk__compare_driver_identity(e, vendor_id, device_id, driver_version, pipeline_cache_uuid) == 0) found = e;
+  }
+  if (found == NULL) return SBK_NOT_FOUND;
+  {
+    /* VkPipelineCacheHeaderVersionOne, little-endian whatever the host: u32 headerSize (>= 32), u32
+     * headerVersion (1 = VK_PIPELINE_CACHE_HEADER_VERSION_ONE), u32 vendorID, u32 deviceID, u8[16] UUID. */
+    const uint8_t* blob = section + sbk__get_u64(found + 32);
+    const uint64_t length = sbk__get_u64(found + 40);
+    if (length < 32 || sbk__get_u32(blob) < 32 || sbk__get_u32(blob) > length || sbk__get_u32(blob + 4) != 1u ||
+        sbk__get_u32(blob + 8) != vendor_id || sbk__get_u32(blob + 12) != device_id ||
+        memcmp(blob + 16, pipeline_cache_uuid, 16) != 0)
+      return SBK_ERROR_CORRUPT;
+    *data = blob;
+    *size = (size_t)length;
+  }
+  return SBK_OK;
 }
 
 /* Bounded little-endian reader: reads past the end set `failed` and return zero. */

@@ -7,6 +7,7 @@
 
 #include "lib/compile/reflection.hpp"
 #include "lib/compile/spirv_tools.hpp"
+#include "lib/bundle/driver_cache.hpp"
 #include "lib/bundle/layout_contract.hpp"
 
 namespace shaderbake::bundle {
@@ -61,7 +62,7 @@ bool same_layout(const sbk_layout& stored, const LayoutContract& wanted) {
 std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
   const sbk_bundle& b = file.handle();
   std::vector<VerifyCheck> checks;
-  checks.reserve(5);  // the references below must stay valid
+  checks.reserve(6);  // the references below must stay valid
 
   VerifyCheck& sections = checks.emplace_back(VerifyCheck{"sections", 1, {}});
   if (sbk_bundle_check_sections(&b) != SBK_OK) sections.failures.push_back("a section checksum does not match");
@@ -202,6 +203,29 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
     auto stored = file.layout(entry->layout);
     if (!stored || !wanted || !same_layout(*stored, *wanted))
       recipes.failures.push_back(name + ": its layout is not the one its modules require");
+  }
+
+  // ---- driver caches (only when the bundle has been warmed) ----
+  uint64_t driver_cache_size = 0;
+  if (const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_DRIVER_CACHE, &driver_cache_size)) {
+    VerifyCheck& driver_caches = checks.emplace_back(VerifyCheck{"driver_caches", 0, {}});
+    const DriverCacheSection read = read_driver_cache_section({section, driver_cache_size});
+    driver_caches.failures = read.problems;
+    // The runtime loader must hand each blob out, and exactly this one: two readers of one format agreeing.
+    for (const DriverCacheEntry& entry : read.entries) {
+      ++driver_caches.checked;
+      const void* data = nullptr;
+      size_t size = 0;
+      const sbk_result r = sbk_bundle_driver_cache(&b, entry.identity.vendor_id, entry.identity.device_id,
+                                                   entry.identity.driver_version,
+                                                   entry.identity.pipeline_cache_uuid.data(), &data, &size);
+      if (r != SBK_OK)
+        driver_caches.failures.push_back("driver cache for " + to_string(entry.identity) + ": the loader says " +
+                                         sbk_result_name(r));
+      else if (data != entry.data.data() || size != entry.data.size())
+        driver_caches.failures.push_back("driver cache for " + to_string(entry.identity) +
+                                         ": the loader hands out other bytes than the entry names");
+    }
   }
   return checks;
 }

@@ -404,23 +404,53 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   }
 
   // ---- header, section table, sections ----
+  BundleHeader header;
+  const KeyHash toolchain = KeyHash::of(std::span<const uint8_t>(
+      reinterpret_cast<const uint8_t*>(identity_.toolchain_fingerprint.data()), identity_.toolchain_fingerprint.size()));
+  for (int i = 0; i < 8; ++i) {
+    header.toolchain_digest[i] = static_cast<uint8_t>(toolchain.low >> (8 * i));
+    header.toolchain_digest[8 + i] = static_cast<uint8_t>(toolchain.high >> (8 * i));
+  }
+  header.guest = identity_.guest;
+  header.key_schema = identity_.key_schema;
+  std::map<uint32_t, std::span<const uint8_t>> section_views;
+  for (const auto& [type, bytes] : sections) section_views.emplace(type, bytes);
+  auto assembled = assemble_bundle(header, section_views);
+  if (!assembled) return assembled;
+  if (stats) {
+    stats->modules = module_words.size();
+    stats->raw_module_bytes = 0;
+    for (const auto* words : module_words) stats->raw_module_bytes += words->size() * 4;
+    stats->compressed_module_bytes = sections[SBK_SECTION_MODULE_DATA].size();
+    stats->dictionary_bytes = dictionary.size();
+    stats->compression_memo_hit = memo_hit;
+    stats->entries = entries.size();
+    stats->bundle_bytes = assembled->size();
+  }
+  return assembled;
+}
+
+Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
+                                             const std::map<uint32_t, std::span<const uint8_t>>& sections) {
+  if (sections.size() > SBK_BUNDLE_MAX_SECTIONS)
+    return Error{ErrorKind::internal, "too_many_sections",
+                 std::to_string(sections.size()) + " sections; a bundle holds at most " +
+                     std::to_string(SBK_BUNDLE_MAX_SECTIONS),
+                 {}};
   ByteWriter w;
   static const uint8_t kMagic[8] = {0x89, 'S', 'B', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
   w.bytes(kMagic);
   w.u16(SBK_BUNDLE_FORMAT_MAJOR);
-  w.u16(SBK_BUNDLE_FORMAT_MINOR);
+  w.u16(header.format_minor);
   w.u32(SBK_BUNDLE_HEADER_SIZE);
   const size_t file_size_at = w.size();
   w.u64(0);  // file size, patched below
   w.u32(static_cast<uint32_t>(sections.size()));
   w.u32(0);
-  const KeyHash toolchain = KeyHash::of(std::span<const uint8_t>(
-      reinterpret_cast<const uint8_t*>(identity_.toolchain_fingerprint.data()), identity_.toolchain_fingerprint.size()));
-  w.u64(toolchain.low);
-  w.u64(toolchain.high);
-  w.u8(identity_.guest);
+  w.bytes(header.toolchain_digest);
+  w.u8(header.guest);
   w.u8(0);
-  w.u16(identity_.key_schema);
+  w.u16(header.key_schema);
   w.u32(0);
   const size_t check_at = w.size();
   w.u64(0);  // header check, patched below
@@ -441,16 +471,6 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   w.patch_u64(check_at, XXH3_64bits_withSeed(w.data().data() + SBK_BUNDLE_HEADER_SIZE,
                                              sections.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE,
                                              XXH3_64bits(w.data().data(), 56)));
-  if (stats) {
-    stats->modules = module_words.size();
-    stats->raw_module_bytes = 0;
-    for (const auto* words : module_words) stats->raw_module_bytes += words->size() * 4;
-    stats->compressed_module_bytes = sections[SBK_SECTION_MODULE_DATA].size();
-    stats->dictionary_bytes = dictionary.size();
-    stats->compression_memo_hit = memo_hit;
-    stats->entries = entries.size();
-    stats->bundle_bytes = w.size();
-  }
   return std::move(w.data());
 }
 

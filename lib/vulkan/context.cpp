@@ -136,7 +136,8 @@ std::string lower(std::string_view text) {
 
 }  // namespace
 
-Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options) {
+Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options,
+                                                 const DeviceFeatures& wanted_features) {
   if (options.hermetic_shader_cache) ensure_hermetic_shader_cache();
   std::unique_ptr<Context> context(new Context());
 
@@ -150,6 +151,15 @@ Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options)
   app.pEngineName = "shaderbake";
   app.engineVersion = 1;
   app.apiVersion = VK_API_VERSION_1_0;
+  if (wanted_features.dynamic_rendering) {
+    // Dynamic rendering is core in 1.3; vkGetPhysicalDeviceFeatures2 (to ask for it) in 1.1.
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS || loader_version < VK_API_VERSION_1_1) {
+      return toolchain_error("vulkan_no_dynamic_rendering",
+                             "the Vulkan loader supports only Vulkan 1.0; dynamic rendering needs 1.1 or later");
+    }
+    app.apiVersion = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
+  }
   const char* layers[] = {kValidationLayer};
   std::vector<const char*> extensions = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
   VkDebugUtilsMessengerCreateInfoEXT messenger_create = messenger_info(context->log_.get());
@@ -242,7 +252,8 @@ Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options)
   }
   context->queue_family_ = static_cast<uint32_t>(family - families.begin());
 
-  // Logical device: no extensions, no optional features (imprecise occlusion queries are core).
+  // Logical device: no extensions, no optional features (imprecise occlusion queries are core), unless
+  // `wanted_features` asks for some.
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueFamilyIndex = context->queue_family_;
@@ -251,6 +262,37 @@ Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options)
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
+  VkPhysicalDeviceDynamicRenderingFeatures dynamic_rendering{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES};
+  VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  const char* dynamic_rendering_extension = VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME;
+  if (wanted_features.dynamic_rendering || wanted_features.fill_mode_non_solid) {
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    if (wanted_features.dynamic_rendering) {  // the instance is 1.1 or later (above)
+      supported.pNext = &dynamic_rendering;
+      vkGetPhysicalDeviceFeatures2(context->physical_device_, &supported);
+    } else {
+      vkGetPhysicalDeviceFeatures(context->physical_device_, &supported.features);
+    }
+    if (wanted_features.dynamic_rendering && !dynamic_rendering.dynamicRendering) {
+      return toolchain_error("vulkan_no_dynamic_rendering",
+                             "Vulkan device \"" + context->device_name_ +
+                                 "\" has no dynamic rendering (Vulkan 1.3 or VK_KHR_dynamic_rendering)");
+    }
+    enabled.features.fillModeNonSolid = wanted_features.fill_mode_non_solid ? supported.features.fillModeNonSolid : VK_FALSE;
+    dynamic_rendering.pNext = nullptr;
+    if (wanted_features.dynamic_rendering) {
+      enabled.pNext = &dynamic_rendering;
+      device_info.pNext = &enabled;
+    } else {  // a Vulkan 1.0 instance: no VkPhysicalDeviceFeatures2 in the chain
+      device_info.pEnabledFeatures = &enabled.features;
+    }
+    // Below 1.3 (the device's or the instance's) the feature comes from the extension.
+    if (wanted_features.dynamic_rendering &&
+        (context->properties_.apiVersion < VK_API_VERSION_1_3 || app.apiVersion < VK_API_VERSION_1_3)) {
+      device_info.enabledExtensionCount = 1;
+      device_info.ppEnabledExtensionNames = &dynamic_rendering_extension;
+    }
+  }
   result = vkCreateDevice(context->physical_device_, &device_info, nullptr, &context->device_);
   if (result != VK_SUCCESS) return vk_call_error("vkCreateDevice", result);
   vkGetDeviceQueue(context->device_, context->queue_family_, 0, &context->queue_);

@@ -34,11 +34,23 @@ struct HostBuffer {
   VkDeviceSize size = 0;
 };
 
+// Device features beyond the executor's Vulkan 1.0 baseline, for callers that need them.
+struct DeviceFeatures {
+  // Dynamic rendering (Vulkan 1.3 core, else VK_KHR_dynamic_rendering): the bundle's pipeline recipes are
+  // created with it (sbk_vk_fill_pipeline). Required when set: create() fails with reason
+  // "vulkan_no_dynamic_rendering" on a device without it. Asks the instance for Vulkan 1.3 (or the
+  // loader's version, at least 1.1).
+  bool dynamic_rendering = false;
+  // fillModeNonSolid (recipes may rasterize lines or points): enabled when the device has it.
+  bool fill_mode_non_solid = false;
+};
+
 // The instance (with the validation layer's messenger when enabled), the chosen physical device, the
 // logical device and its graphics queue. Destroys them in the reverse order, after the device is idle.
 class Context {
  public:
-  static Result<std::unique_ptr<Context>> create(const ExecutorOptions& options);
+  static Result<std::unique_ptr<Context>> create(const ExecutorOptions& options,
+                                                 const DeviceFeatures& wanted_features = DeviceFeatures{});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -47,6 +59,8 @@ class Context {
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
+  // The chosen device's properties: vendorID, deviceID, driverVersion, pipelineCacheUUID, apiVersion...
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const std::string& device_name() const { return device_name_; }
   bool validation_active() const { return messenger_ != VK_NULL_HANDLE; }
   const std::vector<std::string>& validation_messages() const { return log_->messages; }

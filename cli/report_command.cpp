@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+// shaderbake report coverage | rejections: the packager's questions, answered from a bundle and traces.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/terminal_sink.hpp"
+#include "cli/trace_loading.hpp"
+#include "emitters/nv2a/guest_model.hpp"
+#include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_writer.hpp"
+#include "lib/report/coverage.hpp"
+
+namespace shaderbake::cli {
+
+namespace {
+
+nlohmann::ordered_json counts_json(const report::Counts& c) {
+  return {{"total", c.total()},         {"exact", c.exact},
+          {"fallback", c.fallback},     {"uncovered", c.uncovered},
+          {"covered_percent", c.covered_percent()}, {"uncovered_by_reason", c.uncovered_by_reason}};
+}
+
+// The traces to read: the ones given, else the bundle's own (its build report names them).
+std::vector<std::string> traces_to_read(const bundle::BundleFile& file, const std::vector<std::string>& given,
+                                        std::string* error) {
+  if (!given.empty()) return given;
+  auto report = file.report_json();
+  std::vector<std::string> out;
+  if (report && !report->empty()) {
+    auto j = nlohmann::json::parse(*report, nullptr, false);
+    if (j.is_object() && j.contains("inputs") && j["inputs"].is_array())
+      for (const auto& input : j["inputs"])
+        if (input.is_object() && input.contains("path") && input["path"].is_string()) out.push_back(input["path"]);
+  }
+  for (const std::string& path : out) {
+    std::ifstream probe(path);
+    if (!probe) {
+      *error = "the bundle was built from " + path + ", which cannot be read here; pass --traces";
+      return {};
+    }
+  }
+  if (out.empty()) *error = "the bundle names no traces; pass --traces";
+  return out;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+// One self-contained page: first uses over frames (stacked by route), the uncovered reasons, and, when a
+// replay's JSON is given, each mode's per-frame first-use stall distribution.
+std::string coverage_html(const nlohmann::ordered_json& summary, const report::CoverageResult& result,
+                          const nlohmann::json& replay) {
+  const size_t frames = result.frames.size();
+  const size_t buckets = std::min<size_t>(frames, 200);
+  std::vector<std::array<double, 3>> bars(buckets, {0, 0, 0});
+  for (size_t i = 0; i < frames; ++i) {
+    auto& b = bars[i * buckets / std::max<size_t>(frames, 1)];
+    b[0] += static_cast<double>(result.frames[i].first_uses.exact);
+    b[1] += static_cast<double>(result.frames[i].first_uses.fallback);
+    b[2] += static_cast<double>(result.frames[i].first_uses.uncovered);
+  }
+  double peak = 1;
+  for (const auto& b : bars) peak = std::max(peak, b[0] + b[1] + b[2]);
+  const double width = 800, height = 240, bar = buckets ? width / static_cast<double>(buckets) : width;
+  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='820' height='270' font-family='sans-serif' font-size='11'>";
+  static const char* const kColours[3] = {"#2e7d32", "#f9a825", "#c62828"};
+  for (size_t i = 0; i < buckets; ++i) {
+    double y = height;
+    for (int k = 0; k < 3; ++k) {
+      const double h = bars[i][k] / peak * height;
+      if (h <= 0) continue;
+      y -= h;
+      char rect[200];
+      std::snprintf(rect, sizeof rect, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='%s'/>",
+                    10 + static_cast<double>(i) * bar, y, std::max(bar - 0.5, 0.5), h, kColours[k]);
+      svg += rect;
+    }
+  }
+  char axis[300];
+  std::snprintf(axis, sizeof axis,
+                "<text x='10' y='262'>frame 0</text><text x='720' y='262'>frame %zu</text><text x='12' y='12'>peak %.0f "
+                "first uses per bucket of %zu frames</text></svg>",
+                frames, peak, buckets ? (frames + buckets - 1) / buckets : 0);
+  svg += axis;
+
+  std::string page = "<!doctype html><html><head><meta charset='utf-8'><title>shaderbake coverage</title></head><body "
+                     "style='font-family:sans-serif;max-width:860px'>";
+  page += "<h1>Coverage of " + html_escape(summary["bundle"].get<std::string>()) + "</h1>";
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "<p>First uses (what stalls): <b>%.2f%%</b> served (%s exact, %s fallback, %s uncovered). Draws: %.2f%% served.</p>",
+                summary["first_uses"]["covered_percent"].get<double>(), summary["first_uses"]["exact"].dump().c_str(),
+                summary["first_uses"]["fallback"].dump().c_str(), summary["first_uses"]["uncovered"].dump().c_str(),
+                summary["draws"]["covered_percent"].get<double>());
+  page += line;
+  page += "<h2>First uses over frames</h2><p><span style='color:#2e7d32'>&#9632; exact</span> "
+          "<span style='color:#f9a825'>&#9632; fallback</span> <span style='color:#c62828'>&#9632; uncovered</span></p>" + svg;
+  page += "<h2>Uncovered first uses by reason</h2><table border='1' cellpadding='4' style='border-collapse:collapse'>"
+          "<tr><th>reason</th><th>first uses</th><th>draws</th></tr>";
+  for (const auto& [reason, n] : result.first_uses.uncovered_by_reason) {
+    const auto it = result.draws.uncovered_by_reason.find(reason);
+    page += "<tr><td>" + html_escape(reason) + "</td><td>" + std::to_string(n) + "</td><td>" +
+            std::to_string(it == result.draws.uncovered_by_reason.end() ? 0 : it->second) + "</td></tr>";
+  }
+  page += "</table>";
+  if (replay.is_object() && replay.contains("modes") && replay["modes"].is_array()) {
+    page += "<h2>Replay: per-frame first-use stall</h2><table border='1' cellpadding='4' style='border-collapse:collapse'>"
+            "<tr><th>mode</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>";
+    for (const auto& m : replay["modes"]) {
+      if (!m.is_object()) continue;
+      auto field = [&](const char* name) {
+        const auto& s = m.contains("stall_ms") ? m["stall_ms"] : m;
+        return s.contains(name) ? s[name].dump() : std::string("-");
+      };
+      page += "<tr><td>" + html_escape(m.value("mode", std::string("?"))) + "</td><td>" + field("p50") + "</td><td>" +
+              field("p99") + "</td><td>" + field("p99_9") + "</td><td>" + field("max") + "</td></tr>";
+    }
+    page += "</table>";
+  }
+  page += "</body></html>\n";
+  return page;
+}
+
+}  // namespace
+
+int run_report_coverage(const ReportOptions& options) {
+  auto file = bundle::BundleFile::open(options.bundle);
+  if (!file) {
+    std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  std::string problem;
+  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
+  if (traces.empty()) {
+    std::fprintf(stderr, "error: %s: %s\n", options.bundle.c_str(), problem.c_str());
+    return kExitUsage;
+  }
+  TerminalSink sink;
+  nv2a::Nv2aGuestModel model;
+  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+  report::CoverageCensus census(reader, file->handle());
+  if (const int code = read_traces(traces, options.strict, reader, census, sink); code != kExitOk) return code;
+  const report::CoverageResult& result = census.result();
+
+  nlohmann::ordered_json out;
+  out["format"] = "shaderbake-coverage/1";
+  out["bundle"] = options.bundle;
+  out["traces"] = traces;
+  out["draws"] = counts_json(result.draws);
+  out["first_uses"] = counts_json(result.first_uses);
+  out["frames"] = result.frames.size();
+  uint64_t frames_with_uncovered = 0;
+  for (const auto& f : result.frames) frames_with_uncovered += f.first_uses.uncovered > 0;
+  out["frames_with_uncovered_first_uses"] = frames_with_uncovered;
+  std::vector<const report::FrameCounts*> worst;
+  for (const auto& f : result.frames)
+    if (f.first_uses.uncovered) worst.push_back(&f);
+  std::stable_sort(worst.begin(), worst.end(), [](const auto* a, const auto* b) {
+    return a->first_uses.uncovered > b->first_uses.uncovered;
+  });
+  if (worst.size() > 10) worst.resize(10);
+  out["worst_frames"] = nlohmann::ordered_json::array();
+  for (const auto* f : worst)
+    out["worst_frames"].push_back({{"trace", reader.files()[f->file].path},
+                                   {"frame", f->frame},
+                                   {"uncovered_first_uses", f->first_uses.uncovered},
+                                   {"first_uses", f->first_uses.total()},
+                                   {"draws", f->draws}});
+  out["bad_records"] = reader.bad_records();
+  const bool gate = options.fail_under >= 0;
+  const bool passed = !gate || result.first_uses.covered_percent() >= options.fail_under;
+  out["fail_under"] = gate ? nlohmann::ordered_json(options.fail_under) : nlohmann::ordered_json(nullptr);
+  out["passed"] = passed;
+
+  if (!options.html.empty()) {
+    nlohmann::json replay;
+    if (!options.replay.empty()) {
+      std::ifstream in(options.replay);
+      replay = nlohmann::json::parse(in, nullptr, false);
+      if (!in || replay.is_discarded()) {
+        std::fprintf(stderr, "error: %s: not a replay JSON file (shaderbake-replay --json)\n", options.replay.c_str());
+        return kExitBadInput;
+      }
+    }
+    const std::string page = coverage_html(out, result, replay);
+    if (const Status s = bundle::write_file_atomic(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
+      return kExitOutput;
+    }
+  }
+  if (options.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    auto line = [](const char* what, const report::Counts& c) {
+      std::printf("%-11s %10llu: %6.2f%% served (%llu exact, %llu fallback), %llu uncovered\n", what,
+                  static_cast<unsigned long long>(c.total()), c.covered_percent(), static_cast<unsigned long long>(c.exact),
+                  static_cast<unsigned long long>(c.fallback), static_cast<unsigned long long>(c.uncovered));
+    };
+    line("draws", result.draws);
+    line("first uses", result.first_uses);
+    for (const auto& [reason, n] : result.first_uses.uncovered_by_reason)
+      std::printf("  uncovered first uses, %-32s %llu (%llu draws)\n", reason.c_str(), static_cast<unsigned long long>(n),
+                  static_cast<unsigned long long>(result.draws.uncovered_by_reason.at(reason)));
+    std::printf("%zu frames, %llu with uncovered first uses\n", result.frames.size(),
+                static_cast<unsigned long long>(frames_with_uncovered));
+    for (const auto* f : worst)
+      std::printf("  %s frame %lld: %llu uncovered of %llu first uses\n", reader.files()[f->file].path.c_str(),
+                  static_cast<long long>(f->frame), static_cast<unsigned long long>(f->first_uses.uncovered),
+                  static_cast<unsigned long long>(f->first_uses.total()));
+    if (gate)
+      std::printf("gate: first-use coverage %.2f%% %s %.2f%%: %s\n", result.first_uses.covered_percent(),
+                  passed ? ">=" : "<", options.fail_under, passed ? "pass" : "FAIL");
+  }
+  return passed ? kExitOk : kExitFailures;
+}
+
+int run_report_rejections(const ReportOptions& options) {
+  auto file = bundle::BundleFile::open(options.bundle);
+  if (!file) {
+    std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+    return kExitBadInput;
+  }
+  struct Reason {
+    uint64_t keys = 0;
+    uint64_t draws = 0;
+    std::set<std::string> examples;  // smallest key hashes: stable across runs
+  };
+  std::map<std::string, Reason> reasons;
+  uint64_t specializations = 0;
+  std::map<std::string, std::string> reason_of_key;  // exact key bytes -> reason
+  for (uint32_t i = 0; i < sbk_bundle_entry_count(&file->handle()); ++i) {
+    auto e = file->entry(i);
+    if (!e || e->kind != SBK_KEY_KIND_EXACT) continue;
+    ++specializations;
+    if (e->rejection == 0) continue;
+    const std::string name = e->rejection < SBK_NV2A_REASON_COUNT
+                                 ? sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(e->rejection))
+                                 : "unknown_" + std::to_string(e->rejection);
+    Reason& r = reasons[name];
+    ++r.keys;
+    r.examples.insert(KeyHash::of({e->key, e->key_size}).to_hex());
+    if (r.examples.size() > 3) r.examples.erase(std::prev(r.examples.end()));
+    reason_of_key.emplace(std::string(e->key, e->key + e->key_size), name);
+  }
+  // Draws per reason, from the traces (the bundle's own unless given) when they can be read.
+  std::string problem;
+  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
+  bool have_draws = false;
+  if (!traces.empty()) {
+    class DrawsPerReason final : public trace::DrawConsumer {
+     public:
+      DrawsPerReason(const trace::TraceReader& reader, const std::map<std::string, std::string>& reason_of_key,
+                     std::map<std::string, Reason>& reasons)
+          : reader_(reader), reason_of_key_(reason_of_key), reasons_(reasons) {}
+      void on_draw(const trace::DrawEvent& draw) override {
+        const auto key = reader_.exact_keys().bytes(draw.program);
+        const auto it = reason_of_key_.find(std::string(key.begin(), key.end()));
+        if (it != reason_of_key_.end()) ++reasons_[it->second].draws;
+      }
+
+     private:
+      const trace::TraceReader& reader_;
+      const std::map<std::string, std::string>& reason_of_key_;
+      std::map<std::string, Reason>& reasons_;
+    };
+    TerminalSink sink;
+    nv2a::Nv2aGuestModel model;
+    trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+    DrawsPerReason counter(reader, reason_of_key, reasons);
+    have_draws = read_traces(traces, options.strict, reader, counter, sink) == kExitOk;
+  } else if (!options.traces.empty() || !problem.empty()) {
+    std::fprintf(stderr, "warning: %s: %s; draws are not counted\n", options.bundle.c_str(), problem.c_str());
+  }
+  std::vector<std::pair<std::string, Reason>> sorted(reasons.begin(), reasons.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.keys > b.second.keys; });
+  nlohmann::ordered_json out;
+  out["format"] = "shaderbake-rejections/1";
+  out["bundle"] = options.bundle;
+  out["specializations"] = specializations;
+  uint64_t rejected = 0;
+  for (const auto& [name, r] : sorted) rejected += r.keys;
+  out["rejected_keys"] = rejected;
+  out["reasons"] = nlohmann::ordered_json::array();
+  for (const auto& [name, r] : sorted)
+    out["reasons"].push_back({{"reason", name},
+                              {"keys", r.keys},
+                              {"draws", have_draws ? nlohmann::ordered_json(r.draws) : nlohmann::ordered_json(nullptr)},
+                              {"examples", std::vector<std::string>(r.examples.begin(), r.examples.end())}});
+  if (options.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%llu of %llu exact keys rejected by admission (kept on their exact route only)\n",
+              static_cast<unsigned long long>(rejected), static_cast<unsigned long long>(specializations));
+  for (const auto& [name, r] : sorted) {
+    std::printf("  %-40s %6llu keys", name.c_str(), static_cast<unsigned long long>(r.keys));
+    if (have_draws) std::printf(" %10llu draws", static_cast<unsigned long long>(r.draws));
+    std::printf("   e.g. %s\n", r.examples.begin()->c_str());
+  }
+  if (!sorted.empty())
+    std::printf("see why: shaderbake inspect %s %s\n", options.bundle.c_str(), sorted.front().second.examples.begin()->c_str());
+  return kExitOk;
+}
+
+}  // namespace shaderbake::cli

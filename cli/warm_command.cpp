@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// shaderbake warm: on a machine with the target GPU, create every pipeline of a bundle once and store the
+// driver's VkPipelineCache data in the bundle (DRIVER_CACHE, keyed by vendorID, deviceID, driverVersion and
+// pipelineCacheUUID); then create them all again from a cache made of the stored blob, to show what it buys.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_writer.hpp"
+#include "lib/bundle/driver_cache.hpp"
+#include "lib/vulkan/bundle_pipelines.hpp"
+#include "lib/vulkan/context.hpp"
+
+namespace shaderbake::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string hex32(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", v);
+  return text;
+}
+
+// driverVersion is packed the vendor's way: NVIDIA 10.8.8.6 bits, everyone else as VK_MAKE_API_VERSION.
+std::string driver_version_text(uint32_t vendor_id, uint32_t v) {
+  char text[48];
+  if (vendor_id == 0x10de)
+    std::snprintf(text, sizeof text, "%u.%u.%u.%u", v >> 22, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f);
+  else
+    std::snprintf(text, sizeof text, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+                  VK_API_VERSION_PATCH(v));
+  return text;
+}
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorKind::io, "bundle_io", std::string("cannot open: ") + std::strerror(errno), {path, 0, 0, {}}};
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error{ErrorKind::io, "bundle_io", "cannot read", {path, 0, 0, {}}};
+  return bytes;
+}
+
+int exit_code_of(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::bad_input: return kExitBadInput;
+    case ErrorKind::io: return kExitOutput;
+    case ErrorKind::toolchain: return kExitToolchain;
+    case ErrorKind::internal: return kExitFailures;
+  }
+  return kExitFailures;
+}
+
+// Median, 90th percentile and maximum of the created pipelines' creation times.
+ordered_json timing_json(const vulkan::BundlePipelines& run) {
+  std::vector<double> times;
+  for (const auto& p : run.pipelines)
+    if (p.created) times.push_back(p.create_ms);
+  std::sort(times.begin(), times.end());
+  const double p90 = times.empty() ? 0 : times[std::min(times.size() - 1, (times.size() * 9) / 10)];
+  return {{"created", run.created},
+          {"failed", run.failed},
+          {"total_ms", run.total_create_ms},
+          {"median_ms", run.median_create_ms()},
+          {"p90_ms", p90},
+          {"max_ms", times.empty() ? 0.0 : times.back()},
+          {"wall_ms", run.wall_ms}};
+}
+
+// One failure line per pipeline that was not created, naming its entry and key hash.
+ordered_json failures_json(const sbk_bundle& bundle, const vulkan::BundlePipelines& run) {
+  ordered_json out = ordered_json::array();
+  for (const auto& p : run.pipelines) {
+    if (p.created) continue;
+    sbk_entry e;
+    const std::string hash =
+        sbk_bundle_entry_at(&bundle, p.entry, &e) == SBK_OK ? KeyHash::of({e.key, e.key_size}).to_hex() : "";
+    out.push_back({{"entry", p.entry}, {"key_hash", hash}, {"error", p.error}});
+  }
+  return out;
+}
+
+struct Pass {
+  std::unique_ptr<vulkan::Context> context;
+  vulkan::BundlePipelines pipelines;
+};
+
+// Opens the device and creates every pipeline through a cache made of `initial_data` (empty: a cold cache).
+// When `data_out` is set, it receives the cache's data afterwards.
+Result<Pass> run_pass(const sbk_bundle& bundle, const WarmOptions& options, std::span<const uint8_t> initial_data,
+                      std::vector<uint8_t>* data_out) {
+  vulkan::ExecutorOptions executor;
+  executor.device = options.device;
+  executor.validation = options.validate;
+  vulkan::DeviceFeatures features;
+  features.dynamic_rendering = true;
+  features.fill_mode_non_solid = true;
+  auto context = vulkan::Context::create(executor, features);
+  if (!context) return std::move(context).error();
+  Pass pass;
+  pass.context = std::move(*context);
+  auto cache = vulkan::create_pipeline_cache(*pass.context, initial_data);
+  if (!cache) return std::move(cache).error();
+  auto pipelines = vulkan::create_bundle_pipelines(bundle, *pass.context, cache->get());
+  if (!pipelines) return std::move(pipelines).error();
+  pass.pipelines = std::move(*pipelines);
+  if (data_out) {
+    auto data = vulkan::pipeline_cache_data(*pass.context, cache->get());
+    if (!data) return std::move(data).error();
+    *data_out = std::move(*data);
+  }
+  return pass;
+}
+
+}  // namespace
+
+int run_warm(const WarmOptions& options) {
+  // Before any Vulkan call: the drivers' own disk caches would make "cold" warm and flatter the blob.
+  vulkan::disable_driver_disk_caches();
+  const std::string output = options.output.empty() ? options.bundle : options.output;
+  auto fail = [&](const Error& e, int code) {
+    std::fprintf(stderr, "error: %s\n", e.to_string().c_str());
+    if (options.json) std::printf("%s\n", ordered_json{{"bundle", options.bundle}, {"ok", false}, {"error", e.message}}.dump(2).c_str());
+    return code;
+  };
+
+  auto bytes = read_file(options.bundle);
+  if (!bytes) return fail(bytes.error(), kExitBadInput);
+  sbk_bundle bundle;
+  sbk_result r = sbk_bundle_open_memory(&bundle, bytes->data(), bytes->size());
+  if (r == SBK_OK && sbk_bundle_check_sections(&bundle) != SBK_OK) r = SBK_ERROR_CORRUPT;
+  if (r != SBK_OK)
+    return fail(Error{ErrorKind::bad_input, "bundle_corrupt",
+                      std::string("cannot warm the bundle: ") + sbk_result_name(r) + " (run 'shaderbake verify' on it)",
+                      {options.bundle, 0, 0, {}}},
+                kExitBadInput);
+
+  // ---- pass 1: every pipeline into an empty cache ----
+  std::vector<uint8_t> cache_data;
+  auto cold = run_pass(bundle, options, {}, &cache_data);
+  if (!cold) return fail(cold.error(), cold.error().kind == ErrorKind::toolchain ? kExitToolchain : kExitFailures);
+  const VkPhysicalDeviceProperties properties = cold->context->properties();
+  bundle::DriverCacheBlob blob;
+  blob.identity.vendor_id = properties.vendorID;
+  blob.identity.device_id = properties.deviceID;
+  blob.identity.driver_version = properties.driverVersion;
+  std::copy(std::begin(properties.pipelineCacheUUID), std::end(properties.pipelineCacheUUID),
+            blob.identity.pipeline_cache_uuid.begin());
+  blob.data = std::move(cache_data);
+  const std::string device_name = cold->context->device_name();
+  const bool validation = cold->context->validation_active();
+  std::vector<std::string> messages = cold->context->validation_messages();
+  cold->context.reset();  // the second pass gets a device of its own: nothing of this one can help it
+
+  const void* previous_blob = nullptr;
+  size_t previous_size = 0;
+  const bool replaced = sbk_bundle_driver_cache(&bundle, blob.identity.vendor_id, blob.identity.device_id,
+                                                blob.identity.driver_version, blob.identity.pipeline_cache_uuid.data(),
+                                                &previous_blob, &previous_size) == SBK_OK;
+  auto warmed = bundle::with_driver_cache(*bytes, blob);
+  if (!warmed) return fail(warmed.error(), exit_code_of(warmed.error()));
+  if (Status written = bundle::write_file_atomic(output, *warmed); !written)
+    return fail(written.error(), kExitOutput);
+
+  // ---- pass 2: a fresh device, a cache made of the blob as a renderer gets it from the written bundle ----
+  sbk_bundle warm_bundle;
+  const void* stored = nullptr;
+  size_t stored_size = 0;
+  r = sbk_bundle_open_memory(&warm_bundle, warmed->data(), warmed->size());
+  if (r == SBK_OK)
+    r = sbk_bundle_driver_cache(&warm_bundle, blob.identity.vendor_id, blob.identity.device_id,
+                                blob.identity.driver_version, blob.identity.pipeline_cache_uuid.data(), &stored,
+                                &stored_size);
+  if (r != SBK_OK)
+    return fail(Error{ErrorKind::internal, "driver_cache_lost",
+                      std::string("the written bundle does not give the blob back: ") + sbk_result_name(r),
+                      {output, 0, 0, {}}},
+                kExitFailures);
+  auto cached = run_pass(warm_bundle, options, {static_cast<const uint8_t*>(stored), stored_size}, nullptr);
+  if (!cached) return fail(cached.error(), cached.error().kind == ErrorKind::toolchain ? kExitToolchain : kExitFailures);
+  const auto& more = cached->context->validation_messages();
+  messages.insert(messages.end(), more.begin(), more.end());
+  cached->context.reset();
+
+  uint32_t caches_in_bundle = 0;
+  {
+    uint64_t size = 0;
+    const uint8_t* section = sbk_bundle_section(&warm_bundle, SBK_SECTION_DRIVER_CACHE, &size);
+    if (section) caches_in_bundle = static_cast<uint32_t>(bundle::read_driver_cache_section({section, size}).entries.size());
+  }
+  const auto& cold_run = cold->pipelines;
+  const auto& cached_run = cached->pipelines;
+  const double cold_median = cold_run.median_create_ms(), cached_median = cached_run.median_create_ms();
+  const bool ok = cold_run.failed == 0 && cached_run.failed == 0 && messages.empty();
+
+  ordered_json out;
+  out["bundle"] = options.bundle;
+  out["output"] = output;
+  out["device"] = {{"name", device_name},
+                   {"vendor_id", blob.identity.vendor_id},
+                   {"device_id", blob.identity.device_id},
+                   {"driver_version", blob.identity.driver_version},
+                   {"driver_version_text", driver_version_text(blob.identity.vendor_id, blob.identity.driver_version)},
+                   {"pipeline_cache_uuid", bundle::to_hex(blob.identity.pipeline_cache_uuid)}};
+  out["validation_layer"] = validation;
+  out["validation_messages"] = messages;
+  out["pipelines"] = cold_run.pipelines.size();
+  out["modules"] = cold_run.modules;
+  out["layouts"] = cold_run.layouts;
+  out["cold"] = timing_json(cold_run);
+  out["cold"]["failures"] = failures_json(bundle, cold_run);
+  out["blob_bytes"] = blob.data.size();
+  out["replaced"] = replaced;
+  out["driver_caches_in_bundle"] = caches_in_bundle;
+  out["bundle_bytes"] = warmed->size();
+  out["cached"] = timing_json(cached_run);
+  out["cached"]["failures"] = failures_json(warm_bundle, cached_run);
+  out["median_speedup"] = cached_median > 0 ? cold_median / cached_median : 0.0;
+  out["ok"] = ok;
+
+  for (const auto& m : messages) std::fprintf(stderr, "error: validation: %s\n", m.c_str());
+  for (const auto* run : {&out["cold"]["failures"], &out["cached"]["failures"]})
+    for (const auto& f : *run)
+      std::fprintf(stderr, "error: %s: pipeline entry %s (key %s): %s\n", options.bundle.c_str(),
+                   f["entry"].dump().c_str(), f["key_hash"].get<std::string>().c_str(),
+                   f["error"].get<std::string>().c_str());
+  if (options.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("device: %s (vendor %s, device %s, driver %s = %s, pipelineCacheUUID %s)%s\n", device_name.c_str(),
+                hex32(blob.identity.vendor_id).c_str(), hex32(blob.identity.device_id).c_str(),
+                driver_version_text(blob.identity.vendor_id, blob.identity.driver_version).c_str(),
+                hex32(blob.identity.driver_version).c_str(), bundle::to_hex(blob.identity.pipeline_cache_uuid).c_str(),
+                validation ? " with VK_LAYER_KHRONOS_validation" : "");
+    auto line = [](const char* label, const ordered_json& t, size_t total) {
+      std::printf("%s: %s of %zu pipelines created, %s failed; vkCreateGraphicsPipelines %.1f ms in all, "
+                  "median %.3f ms, p90 %.3f ms, max %.3f ms\n",
+                  label, t["created"].dump().c_str(), total, t["failed"].dump().c_str(), t["total_ms"].get<double>(),
+                  t["median_ms"].get<double>(), t["p90_ms"].get<double>(), t["max_ms"].get<double>());
+    };
+    line("cold (empty cache)", out["cold"], cold_run.pipelines.size());
+    std::printf("driver cache: %zu bytes, %s %s (%u device%s in the bundle, %zu bytes)\n", blob.data.size(),
+                replaced ? "replaced the blob of this device in" : "added to", output.c_str(), caches_in_bundle,
+                caches_in_bundle == 1 ? "" : "s", warmed->size());
+    line("with the stored blob", out["cached"], cached_run.pipelines.size());
+    if (cached_median > 0)
+      std::printf("median per pipeline: cold %.3f ms, with the blob %.3f ms (%.1fx)\n", cold_median, cached_median,
+                  cold_median / cached_median);
+  }
+  return ok ? kExitOk : kExitFailures;
+}
+
+}  // namespace shaderbake::cli

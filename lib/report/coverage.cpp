@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "lib/report/coverage.hpp"
+
+#include <array>
+
+namespace shaderbake::report {
+
+namespace {
+
+using PipelineKeyBuffer = std::array<uint8_t, SBK_PIPELINE_KEY_MAX_SIZE(SBK_NV2A_EXACT_KEY_SIZE)>;
+
+// The pipeline key of (route, fragment key, host); empty when it cannot be encoded.
+std::span<const uint8_t> pipeline_key(uint8_t route, std::span<const uint8_t> fragment, const sbk_host_state& host,
+                                      PipelineKeyBuffer& buffer) {
+  size_t size = 0;
+  if (sbk_encode_pipeline_key(route, fragment.data(), fragment.size(), &host, buffer.data(), buffer.size(), &size) != SBK_OK)
+    return {};
+  return {buffer.data(), size};
+}
+
+}  // namespace
+
+void count(Counts& counts, Route route, const std::string& reason) {
+  switch (route) {
+    case Route::exact: ++counts.exact; break;
+    case Route::fallback: ++counts.fallback; break;
+    case Route::uncovered:
+      ++counts.uncovered;
+      ++counts.uncovered_by_reason[reason];
+      break;
+  }
+}
+
+CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t host) {
+  const auto exact_key = reader_.exact_keys().bytes(program);
+  const sbk_host_state& state = reader_.host_state(host);
+  PipelineKeyBuffer exact_buffer, fallback_buffer;
+  const auto exact_pipeline = pipeline_key(SBK_ROUTE_EXACT, exact_key, state, exact_buffer);
+  const uint32_t exact_index = pipelines_.intern(exact_pipeline).index;
+  sbk_entry entry;
+  bool damaged = false;
+  const sbk_result exact_probe = sbk_bundle_find(&bundle_, exact_pipeline.data(), exact_pipeline.size(), &entry);
+  if (exact_probe == SBK_OK) return {Route::exact, "", exact_index};
+  damaged |= exact_probe < 0;
+
+  const std::string& rejection = reader_.program_rejection()[program];
+  bool family_known = false;
+  if (rejection.empty()) {
+    const auto family_key = reader_.family_keys().bytes(reader_.program_family()[program]);
+    const auto fallback_pipeline = pipeline_key(SBK_ROUTE_FALLBACK, family_key, state, fallback_buffer);
+    const sbk_result probe = sbk_bundle_find(&bundle_, fallback_pipeline.data(), fallback_pipeline.size(), &entry);
+    if (probe == SBK_OK) return {Route::fallback, "", pipelines_.intern(fallback_pipeline).index};
+    damaged |= probe < 0;
+    const sbk_result family = sbk_bundle_find(&bundle_, family_key.data(), family_key.size(), &entry);
+    family_known = family == SBK_OK && entry.status == SBK_STATUS_READY;
+    damaged |= family < 0;
+  }
+  if (damaged) return {Route::uncovered, "bundle_corrupt", exact_index};
+  const sbk_result specialization = sbk_bundle_find(&bundle_, exact_key.data(), exact_key.size(), &entry);
+  if (specialization < 0) return {Route::uncovered, "bundle_corrupt", exact_index};
+  if (specialization == SBK_OK) {
+    if (entry.status != SBK_STATUS_READY && !family_known) return {Route::uncovered, "compile_failure", exact_index};
+    return {Route::uncovered, "no_pipeline_for_host_state", exact_index};
+  }
+  if (family_known) return {Route::uncovered, "no_pipeline_for_host_state", exact_index};
+  if (!rejection.empty()) return {Route::uncovered, "rejected:" + rejection, exact_index};
+  return {Route::uncovered, "family_not_in_bundle", exact_index};
+}
+
+void CoverageCensus::on_draw(const trace::DrawEvent& draw) {
+  const uint64_t pair = (uint64_t{draw.program} << 32) | draw.host;
+  auto it = pairs_.find(pair);
+  if (it == pairs_.end()) it = pairs_.emplace(pair, classify(draw.program, draw.host)).first;
+  const PairClass& c = it->second;
+  if (result_.frames.empty() || result_.frames.back().file != draw.file || result_.frames.back().frame != draw.frame)
+    result_.frames.push_back({draw.file, draw.frame, 0, {}});
+  FrameCounts& frame = result_.frames.back();
+  ++frame.draws;
+  count(result_.draws, c.route, c.reason);
+  if (used_.insert((uint64_t{draw.file} << 32) | c.pipeline).second) {
+    count(result_.first_uses, c.route, c.reason);
+    count(frame.first_uses, c.route, c.reason);
+  }
+}
+
+}  // namespace shaderbake::report

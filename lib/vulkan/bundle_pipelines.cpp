@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// The runtime header's Vulkan helpers are declared only when SHADERBAKE_VULKAN is defined before its first
+// inclusion (vulkan.h first); the implementation is compiled into shaderbake_runtime (lib/CMakeLists.txt).
+#include <vulkan/vulkan.h>
+#define SHADERBAKE_VULKAN
+#include "runtime_loader/shaderbake.h"
+
+#include "lib/vulkan/bundle_pipelines.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+namespace shaderbake::vulkan {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// What the pipelines share, created on first use and kept for the rest of the call.
+class SharedObjects {
+ public:
+  SharedObjects(const sbk_bundle& bundle, VkDevice device, ZSTD_DCtx* zstd)
+      : bundle_(bundle),
+        device_(device),
+        zstd_(zstd),
+        modules_(sbk_bundle_module_count(&bundle)),
+        module_tried_(modules_.size(), false),
+        set_layouts_(sbk_bundle_layout_count(&bundle)),
+        layouts_(set_layouts_.size()),
+        layout_tried_(layouts_.size(), false) {}
+
+  uint32_t modules_created() const { return modules_created_; }
+  uint32_t layouts_created() const { return layouts_created_; }
+
+  // The shader module of module `index`, or an error naming it (remembered: a bad module fails once).
+  Result<VkShaderModule> module(uint32_t index) {
+    if (index >= modules_.size()) return fail("module " + std::to_string(index) + " does not exist");
+    if (modules_[index]) return modules_[index].get();
+    if (module_tried_[index]) return fail("module " + std::to_string(index) + " failed before");
+    module_tried_[index] = true;
+    sbk_module_info info;
+    sbk_result r = sbk_bundle_module_info(&bundle_, index, &info);
+    if (r != SBK_OK) return fail("module " + std::to_string(index) + ": " + sbk_result_name(r));
+    // The entry states the raw size: decompress straight into uint32_t storage of that size.
+    std::vector<uint32_t> code((info.raw_size + 3) / 4);
+    size_t size = 0;
+    r = sbk_bundle_read_module(&bundle_, index, code.data(), code.size() * 4, &size, zstd_);
+    if (r != SBK_OK) return fail("module " + std::to_string(index) + ": " + sbk_result_name(r));
+    VkShaderModuleCreateInfo create{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    create.codeSize = size;
+    create.pCode = code.data();
+    auto created = create_object<VkShaderModule>(device_, "vkCreateShaderModule", vkCreateShaderModule, create,
+                                                 vkDestroyShaderModule);
+    if (!created) return fail("module " + std::to_string(index) + ": " + created.error().message);
+    modules_[index] = std::move(created).value();
+    ++modules_created_;
+    return modules_[index].get();
+  }
+
+  // The pipeline layout of layout contract `index` (descriptor set 0 + the push-constant range).
+  Result<VkPipelineLayout> layout(uint32_t index) {
+    if (index >= layouts_.size()) return fail("layout " + std::to_string(index) + " does not exist");
+    if (layouts_[index]) return layouts_[index].get();
+    if (layout_tried_[index]) return fail("layout " + std::to_string(index) + " failed before");
+    layout_tried_[index] = true;
+    sbk_layout contract;
+    const sbk_result r = sbk_bundle_layout(&bundle_, index, &contract);
+    if (r != SBK_OK) return fail("layout " + std::to_string(index) + ": " + sbk_result_name(r));
+    VkDescriptorSetLayoutBinding bindings[SBK_MAX_LAYOUT_BINDINGS];
+    VkDescriptorSetLayoutCreateInfo set_info;
+    sbk_vk_fill_set_layout(&contract, bindings, &set_info);
+    auto set_layout = create_object<VkDescriptorSetLayout>(device_, "vkCreateDescriptorSetLayout",
+                                                           vkCreateDescriptorSetLayout, set_info,
+                                                           vkDestroyDescriptorSetLayout);
+    if (!set_layout) return fail("layout " + std::to_string(index) + ": " + set_layout.error().message);
+    set_layouts_[index] = std::move(set_layout).value();
+    const VkDescriptorSetLayout set = set_layouts_[index].get();
+    VkPushConstantRange push{};
+    push.stageFlags = contract.push_constant_stages;
+    push.size = contract.push_constant_size;
+    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.setLayoutCount = 1;
+    info.pSetLayouts = &set;
+    if (contract.push_constant_size != 0) {
+      info.pushConstantRangeCount = 1;
+      info.pPushConstantRanges = &push;
+    }
+    auto layout = create_object<VkPipelineLayout>(device_, "vkCreatePipelineLayout", vkCreatePipelineLayout, info,
+                                                  vkDestroyPipelineLayout);
+    if (!layout) return fail("layout " + std::to_string(index) + ": " + layout.error().message);
+    layouts_[index] = std::move(layout).value();
+    ++layouts_created_;
+    return layouts_[index].get();
+  }
+
+ private:
+  static Error fail(std::string message) { return Error{ErrorKind::bad_input, "pipeline_input", std::move(message), {}}; }
+
+  const sbk_bundle& bundle_;
+  VkDevice device_;
+  ZSTD_DCtx* zstd_;
+  std::vector<DeviceObject<VkShaderModule>> modules_;
+  std::vector<bool> module_tried_;
+  std::vector<DeviceObject<VkDescriptorSetLayout>> set_layouts_;  // before layouts_: destroyed after them
+  std::vector<DeviceObject<VkPipelineLayout>> layouts_;
+  std::vector<bool> layout_tried_;
+  uint32_t modules_created_ = 0;
+  uint32_t layouts_created_ = 0;
+};
+
+struct ZstdDelete {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+}  // namespace
+
+double BundlePipelines::median_create_ms() const {
+  std::vector<double> times;
+  for (const PipelineCreation& p : pipelines)
+    if (p.created) times.push_back(p.create_ms);
+  if (times.empty()) return 0;
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
+Result<BundlePipelines> create_bundle_pipelines(const sbk_bundle& bundle, const Context& context,
+                                                VkPipelineCache cache) {
+  const Clock::time_point start = Clock::now();
+  std::unique_ptr<ZSTD_DCtx, ZstdDelete> zstd(ZSTD_createDCtx());
+  if (!zstd) return Error{ErrorKind::internal, "out_of_memory", "cannot allocate a zstd decompression context", {}};
+  BundlePipelines out;
+  {
+    SharedObjects shared(bundle, context.device(), zstd.get());
+    for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
+      sbk_entry entry;
+      const sbk_result r = sbk_bundle_entry_at(&bundle, i, &entry);
+      if (r == SBK_OK && entry.kind != SBK_KEY_KIND_PIPELINE) continue;
+      PipelineCreation& p = out.pipelines.emplace_back();
+      p.entry = i;
+      auto failed = [&](std::string why) {
+        p.error = std::move(why);
+        ++out.failed;
+      };
+      if (r != SBK_OK) {  // a damaged entry might have been a pipeline: count it as one that failed
+        failed(std::string("entry: ") + sbk_result_name(r));
+        continue;
+      }
+      uint8_t route = 0;
+      const uint8_t* fragment_key = nullptr;
+      size_t fragment_key_size = 0;
+      sbk_host_state host;
+      if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_key_size, &host) !=
+          SBK_OK) {
+        failed("its pipeline key does not decode");
+        continue;
+      }
+      auto vertex = shared.module(entry.vertex_module);
+      auto fragment = shared.module(entry.fragment_module);
+      auto layout = shared.layout(entry.layout);
+      if (!vertex || !fragment || !layout) {
+        failed(!vertex ? vertex.error().message : !fragment ? fragment.error().message : layout.error().message);
+        continue;
+      }
+      sbk_vk_pipeline_storage storage;
+      VkGraphicsPipelineCreateInfo info;
+      sbk_vk_fill_pipeline(&host, *vertex, *fragment, *layout, &storage, &info);
+      VkPipeline pipeline = VK_NULL_HANDLE;
+      const Clock::time_point created_at = Clock::now();
+      const VkResult result = vkCreateGraphicsPipelines(context.device(), cache, 1, &info, nullptr, &pipeline);
+      p.create_ms = ms_since(created_at);
+      if (result != VK_SUCCESS) {
+        failed(vk_call_error("vkCreateGraphicsPipelines", result).message);
+        continue;
+      }
+      vkDestroyPipeline(context.device(), pipeline, nullptr);
+      p.created = true;
+      ++out.created;
+      out.total_create_ms += p.create_ms;
+    }
+    out.modules = shared.modules_created();
+    out.layouts = shared.layouts_created();
+  }
+  out.wall_ms = ms_since(start);
+  return out;
+}
+
+Result<DeviceObject<VkPipelineCache>> create_pipeline_cache(const Context& context,
+                                                            std::span<const uint8_t> initial_data) {
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = initial_data.size();
+  info.pInitialData = initial_data.empty() ? nullptr : initial_data.data();
+  return create_object<VkPipelineCache>(context.device(), "vkCreatePipelineCache", vkCreatePipelineCache, info,
+                                        vkDestroyPipelineCache);
+}
+
+Result<std::vector<uint8_t>> pipeline_cache_data(const Context& context, VkPipelineCache cache) {
+  // The size can change between the two calls only if another thread adds to the cache; retry on
+  // VK_INCOMPLETE all the same.
+  for (;;) {
+    size_t size = 0;
+    VkResult result = vkGetPipelineCacheData(context.device(), cache, &size, nullptr);
+    if (result != VK_SUCCESS) return vk_call_error("vkGetPipelineCacheData", result);
+    std::vector<uint8_t> data(size);
+    result = vkGetPipelineCacheData(context.device(), cache, &size, data.data());
+    if (result == VK_INCOMPLETE) continue;
+    if (result != VK_SUCCESS) return vk_call_error("vkGetPipelineCacheData", result);
+    data.resize(size);
+    return data;
+  }
+}
+
+void disable_driver_disk_caches() {
+  if (std::getenv("MESA_SHADER_CACHE_DIR") == nullptr) ::setenv("MESA_SHADER_CACHE_DISABLE", "true", 0);
+  ::setenv("__GL_SHADER_DISK_CACHE", "0", 0);
+}
+
+}  // namespace shaderbake::vulkan

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include "samples/replay/bundle_pipelines.hpp"
+
+#include <zstd.h>
+
+#include <string>
+
+namespace shaderbake::replay {
+
+namespace {
+
+Error bundle_error(sbk_result r, const std::string& what) {
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = "bundle_unusable";
+  e.message = what + ": " + sbk_result_name(r);
+  return e;
+}
+
+}  // namespace
+
+BundlePipelines::~BundlePipelines() {
+  if (zstd_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+}
+
+Result<uint32_t> BundlePipelines::load() {
+  zstd_ = ZSTD_createDCtx();
+  const uint32_t layout_count = sbk_bundle_layout_count(&bundle_);
+  contracts_.resize(layout_count);
+  for (uint32_t i = 0; i < layout_count; ++i) {
+    if (sbk_result r = sbk_bundle_layout(&bundle_, i, &contracts_[i]); r != SBK_OK)
+      return bundle_error(r, "layout " + std::to_string(i));
+    auto layout = factory_.create_layout(contracts_[i]);
+    if (!layout) return std::move(layout).error();
+    layouts_.push_back(*layout);
+  }
+  // Every fallback pipeline entry, in index order.
+  uint32_t created = 0;
+  for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle_); ++i) {
+    sbk_entry entry;
+    if (sbk_result r = sbk_bundle_entry_at(&bundle_, i, &entry); r != SBK_OK) return bundle_error(r, "entry " + std::to_string(i));
+    if (entry.kind != SBK_KEY_KIND_PIPELINE || entry.key_size < 3 || entry.key[2] != SBK_ROUTE_FALLBACK) continue;
+    auto pipeline = create_entry_pipeline(entry);
+    if (!pipeline) return std::move(pipeline).error();
+    fallback_.emplace(entry.index, *pipeline);
+    ++created;
+  }
+  return created;
+}
+
+Result<VkShaderModule> BundlePipelines::module(uint32_t index) {
+  if (auto it = modules_.find(index); it != modules_.end()) return it->second;
+  sbk_module_info info;
+  if (sbk_result r = sbk_bundle_module_info(&bundle_, index, &info); r != SBK_OK)
+    return bundle_error(r, "module " + std::to_string(index));
+  // The entry states the raw size: decompress straight into a buffer of that size.
+  spirv_.resize(info.raw_size / sizeof(uint32_t));
+  size_t size = 0;
+  if (sbk_result r = sbk_bundle_read_module(&bundle_, index, spirv_.data(), info.raw_size, &size, zstd_); r != SBK_OK)
+    return bundle_error(r, "module " + std::to_string(index));
+  auto created = factory_.create_module(spirv_);
+  if (!created) return std::move(created).error();
+  modules_.emplace(index, *created);
+  return *created;
+}
+
+Result<VkPipeline> BundlePipelines::create_entry_pipeline(const sbk_entry& entry) {
+  uint8_t route = 0;
+  const uint8_t* fragment_key = nullptr;
+  size_t fragment_key_size = 0;
+  sbk_host_state host;
+  // The recipe's host state is the key's own bytes.
+  if (sbk_result r = sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_key_size, &host);
+      r != SBK_OK)
+    return bundle_error(r, "pipeline entry " + std::to_string(entry.index));
+  if (entry.layout >= layouts_.size())
+    return bundle_error(SBK_ERROR_CORRUPT, "pipeline entry " + std::to_string(entry.index) + " layout");
+  auto vertex = module(entry.vertex_module);
+  if (!vertex) return std::move(vertex).error();
+  auto fragment = module(entry.fragment_module);
+  if (!fragment) return std::move(fragment).error();
+  return factory_.create_pipeline(host, *vertex, *fragment, layouts_[entry.layout].layout);
+}
+
+Result<bool> BundlePipelines::probe(uint8_t route, const uint8_t* fragment_key, size_t fragment_key_size,
+                                    const sbk_host_state& host, sbk_entry* entry) {
+  uint8_t key[SBK_PIPELINE_KEY_MAX_SIZE(SBK_NV2A_EXACT_KEY_SIZE)];
+  size_t size = 0;
+  if (sbk_encode_pipeline_key(route, fragment_key, fragment_key_size, &host, key, sizeof key, &size) != SBK_OK)
+    return false;  // a host state the key encoder refuses has no entry (the trace reader refuses it too)
+  const sbk_result r = sbk_bundle_find(&bundle_, key, size, entry);
+  if (r == SBK_NOT_FOUND) return false;
+  if (r != SBK_OK) return bundle_error(r, "probe");
+  return entry->kind == SBK_KEY_KIND_PIPELINE;
+}
+
+void BundlePipelines::fill_binding(const sbk_entry& entry, const sbk_nv2a_program& program, VkPipeline pipeline,
+                                   DrawBinding* out) const {
+  out->pipeline = pipeline;
+  out->layout = layouts_[entry.layout].layout;
+  out->set_layout = layouts_[entry.layout].set_layout;
+  out->contract = contracts_[entry.layout];
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
+    out->sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+}
+
+Result<bool> BundlePipelines::try_exact(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out) {
+  uint8_t exact_key[SBK_NV2A_EXACT_KEY_SIZE];
+  sbk_nv2a_encode_exact_key(&program, exact_key);
+  sbk_entry entry;
+  auto hit = probe(SBK_ROUTE_EXACT, exact_key, sizeof exact_key, host, &entry);
+  if (!hit || !*hit) return hit;
+  auto pipeline = create_entry_pipeline(entry);  // the exact route's first-use work
+  if (!pipeline) return std::move(pipeline).error();
+  fill_binding(entry, program, *pipeline, out);
+  return true;
+}
+
+Result<bool> BundlePipelines::try_fallback(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out) {
+  uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE];
+  sbk_nv2a_encode_family_key(&program, family_key);
+  sbk_entry entry;
+  auto hit = probe(SBK_ROUTE_FALLBACK, family_key, sizeof family_key, host, &entry);
+  if (!hit || !*hit) return hit;
+  auto it = fallback_.find(entry.index);
+  if (it == fallback_.end())  // every fallback entry was created at load: a probe cannot find another
+    return bundle_error(SBK_ERROR_CORRUPT, "fallback entry " + std::to_string(entry.index) + " was not listed at load");
+  fill_binding(entry, program, it->second, out);
+  sbk_nv2a_encode_packet(&program, out->packet);  // the program, as runtime data for the ubershader
+  out->has_packet = true;
+  return true;
+}
+
+}  // namespace shaderbake::replay

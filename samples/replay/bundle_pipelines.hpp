@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake.h"
+#include "samples/replay/frame_renderer.hpp"
+#include "samples/replay/pipeline_factory.hpp"
+
+namespace shaderbake::replay {
+
+// The bundle's routes, read strictly through runtime_loader/shaderbake.h, as a renderer reads them.
+//
+// At load: a pipeline layout for every layout contract, and a pipeline for every fallback pipeline entry
+// (the ubershaders, created ahead so that the fallback route never creates anything at a draw).
+// At a draw: the exact pipeline key is probed; a hit is created now from its recipe (module reads, shader
+// modules, vkCreateGraphicsPipelines: the first-use work of the exact route). A miss of an admitted program
+// probes its fallback pipeline key; a hit binds the pre-created ubershader pipeline with the program's
+// packet. Probes never allocate; a damaged record is an error (the replay stops: a renderer would log it).
+class BundlePipelines {
+ public:
+  BundlePipelines(const sbk_bundle& bundle, PipelineFactory& factory) : bundle_(bundle), factory_(factory) {}
+  ~BundlePipelines();
+  BundlePipelines(const BundlePipelines&) = delete;
+  BundlePipelines& operator=(const BundlePipelines&) = delete;
+
+  // The load-time work: layouts, then every fallback pipeline entry. Returns the number of fallback
+  // pipelines created.
+  Result<uint32_t> load();
+
+  // Exact route: probes the exact pipeline key of (program, host); on a hit creates its pipeline and
+  // fills `out`. false on a miss.
+  Result<bool> try_exact(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out);
+
+  // Fallback route: the program must be admitted (sbk_nv2a_admit). Probes its fallback pipeline key; on a hit
+  // fills `out` with the pre-created pipeline and the program's packet. false on a miss.
+  Result<bool> try_fallback(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out);
+
+ private:
+  Result<VkShaderModule> module(uint32_t index);
+  Result<VkPipeline> create_entry_pipeline(const sbk_entry& entry);
+  Result<bool> probe(uint8_t route, const uint8_t* fragment_key, size_t fragment_key_size, const sbk_host_state& host,
+                     sbk_entry* entry);
+  void fill_binding(const sbk_entry& entry, const sbk_nv2a_program& program, VkPipeline pipeline, DrawBinding* out) const;
+
+  const sbk_bundle& bundle_;
+  PipelineFactory& factory_;
+  void* zstd_ = nullptr;  // a ZSTD_DCtx reused across module reads
+  std::vector<PipelineLayout> layouts_;  // by layout index
+  std::vector<sbk_layout> contracts_;
+  std::unordered_map<uint32_t, VkShaderModule> modules_;    // by module index
+  std::unordered_map<uint32_t, VkPipeline> fallback_;       // pre-created, by entry index
+  std::vector<uint32_t> spirv_;                             // module read buffer
+};
+
+}  // namespace shaderbake::replay

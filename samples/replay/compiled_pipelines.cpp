@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "samples/replay/compiled_pipelines.hpp"
+
+#include <chrono>
+
+#include "emitters/nv2a/exact_emitter.hpp"
+#include "lib/bundle/layout_contract.hpp"
+#include "lib/compile/compile_chain.hpp"
+
+namespace shaderbake::replay {
+
+namespace {
+
+sbk_layout to_sbk_layout(const bundle::LayoutContract& contract) {
+  sbk_layout out{};
+  out.binding_count = static_cast<uint32_t>(contract.bindings.size());
+  out.push_constant_size = contract.push_constant_size;
+  out.push_constant_stages = contract.push_constant_stages;
+  for (size_t i = 0; i < contract.bindings.size(); ++i) {
+    const auto& b = contract.bindings[i];
+    out.bindings[i] = {b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags};
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<bool> CompiledPipelines::create(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out) {
+  auto source = nv2a::emit_exact_fragment(program);
+  if (!source) {
+    ++generation_failures_;
+    return false;
+  }
+  ++shader_compiles_;
+  auto fragment = compile::compile_glsl(compile::ShaderStage::fragment, *source);
+  if (!fragment) return std::move(fragment).error();
+  // The pass-through vertex shader of this host's vertex layout, writing what the fragment shader reads.
+  ++shader_compiles_;
+  auto vertex = compile::compile_glsl(
+      compile::ShaderStage::vertex,
+      nv2a::emit_vertex_shader(nv2a::vertex_semantic_mask(host), nv2a::fragment_varyings(fragment->reflection)));
+  if (!vertex) return std::move(vertex).error();
+  auto contract = bundle::layout_contract(vertex->reflection, fragment->reflection);
+  if (!contract) return std::move(contract).error();
+
+  auto it = layouts_.find(*contract);
+  if (it == layouts_.end()) {
+    const sbk_layout layout = to_sbk_layout(*contract);
+    auto created = factory_.create_layout(layout);
+    if (!created) return std::move(created).error();
+    it = layouts_.emplace(*contract, std::make_pair(*created, layout)).first;
+  }
+  auto vertex_module = factory_.create_module(vertex->spirv);
+  if (!vertex_module) return std::move(vertex_module).error();
+  auto fragment_module = factory_.create_module(fragment->spirv);
+  if (!fragment_module) return std::move(fragment_module).error();
+  auto pipeline = factory_.create_pipeline(host, *vertex_module, *fragment_module, it->second.first.layout);
+  if (!pipeline) return std::move(pipeline).error();
+
+  out->pipeline = *pipeline;
+  out->layout = it->second.first.layout;
+  out->set_layout = it->second.first.set_layout;
+  out->contract = it->second.second;
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
+    out->sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+  return true;
+}
+
+Result<double> warm_up_process(VkDevice device) {
+  const auto start = std::chrono::steady_clock::now();
+  auto vertex = compile::compile_glsl(compile::ShaderStage::vertex, nv2a::emit_vertex_shader(1u, 0u));
+  if (!vertex) return std::move(vertex).error();
+  auto fragment = compile::compile_glsl(compile::ShaderStage::fragment,
+                                        "#version 450\nlayout(location = 0) out vec4 colour;\n"
+                                        "void main() { colour = vec4(1.0); }\n");
+  if (!fragment) return std::move(fragment).error();
+  sbk_host_state host{};
+  host.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  host.color_count = 1;
+  host.color_formats[0] = VK_FORMAT_R8G8B8A8_UNORM;
+  host.blend[0].write_mask = SBK_WRITE_R | SBK_WRITE_G | SBK_WRITE_B | SBK_WRITE_A;
+  host.samples = 1;
+  host.binding_count = 1;
+  host.bindings[0] = {0, 16, VK_VERTEX_INPUT_RATE_VERTEX};
+  host.attribute_count = 1;
+  host.attributes[0] = {SBK_SEMANTIC_POSITION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+  {
+    PipelineFactory factory(device, VK_NULL_HANDLE, "shaderbake-replay warm-up");
+    auto layout = factory.create_layout(sbk_layout{});
+    if (!layout) return std::move(layout).error();
+    auto v = factory.create_module(vertex->spirv);
+    if (!v) return std::move(v).error();
+    auto f = factory.create_module(fragment->spirv);
+    if (!f) return std::move(f).error();
+    auto pipeline = factory.create_pipeline(host, *v, *f, layout->layout);
+    if (!pipeline) return std::move(pipeline).error();
+  }  // everything destroyed
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace shaderbake::replay

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// shaderbake-replay: replays a trace frame by frame on a Vulkan device the way an emulator meets its guest's
+// states, with no bundle, with a bundle, and with a bundle plus its driver cache, and reports the first-use
+// stalls of each (samples/replay/README.md).
+//
+// Exit codes, as the shaderbake CLI's: 0 every requested mode ran with zero validation messages; 1 a
+// validation message was reported or a requested mode was unavailable (bundle+cache without a driver cache for
+// this device); 2 usage (or an unreadable bundle file); 3 bad input (trace or bundle); 4 Vulkan device or
+// toolchain.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "samples/replay/replay_mode.hpp"
+#include "samples/replay/replay_report.hpp"
+#include "samples/replay/replay_trace.hpp"
+#include "samples/replay/vk_device.hpp"
+
+namespace {
+
+using namespace shaderbake;
+using namespace shaderbake::replay;
+
+enum { kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitBadInput = 3, kExitDevice = 4 };
+
+int exit_code_of(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::bad_input: return kExitBadInput;
+    case ErrorKind::io: return kExitUsage;
+    default: return kExitDevice;
+  }
+}
+
+int fail(const Error& e) {
+  std::fprintf(stderr, "error: %s [%s]\n", e.to_string().c_str(), e.reason.c_str());
+  return exit_code_of(e);
+}
+
+struct Options {
+  std::string trace;
+  std::string bundle;
+  std::string mode = "all";
+  std::string device;
+  bool json = false;
+  uint64_t frames = 0;
+  bool no_validation = false;
+};
+
+int run(const Options& options) {
+  std::vector<Mode> modes;
+  if (options.mode == "all")
+    modes = {Mode::none, Mode::bundle, Mode::bundle_cache};
+  else if (options.mode == "none")
+    modes = {Mode::none};
+  else if (options.mode == "bundle")
+    modes = {Mode::bundle};
+  else
+    modes = {Mode::bundle_cache};
+  if (options.bundle.empty() && options.mode != "none") {
+    std::fprintf(stderr, "error: --mode %s needs --bundle B.sbk\n", options.mode.c_str());
+    return kExitUsage;
+  }
+
+  // Before anything loads a driver: a driver reads these when the instance loads it.
+  RunInfo info;
+  info.driver_caches = set_driver_cache_environment();
+  info.trace = options.trace;
+  info.bundle = options.bundle;
+
+  auto trace = load_trace(options.trace, options.frames);
+  if (!trace) return fail(trace.error());
+  info.bad_records = trace->bad_records;
+  auto instance = VulkanInstance::create(options.device, !options.no_validation);
+  if (!instance) return fail(instance.error());
+  const VkPhysicalDeviceProperties& p = (*instance)->properties();
+  info.device = p.deviceName;
+  info.vendor_id = p.vendorID;
+  info.device_id = p.deviceID;
+  info.driver_version = p.driverVersion;
+  info.validation = (*instance)->validation_active();
+  std::fprintf(stderr, "replay: %s, %zu frames, %zu draws on \"%s\" (%s)\n", options.trace.c_str(), trace->frames.size(),
+               trace->draws.size(), p.deviceName, info.driver_caches.c_str());
+
+  auto warm = warm_up(**instance);
+  if (!warm) return fail(warm.error());
+  info.warm_up_ms = *warm;
+
+  std::vector<ModeResult> results;
+  bool unavailable = false;
+  for (Mode mode : modes) {
+    std::fprintf(stderr, "replay: mode %s...\n", mode_name(mode));
+    auto result = run_mode(mode, *trace, **instance, options.bundle);
+    if (!result) return fail(result.error());
+    if (!result->available) {
+      std::fprintf(stderr, "warning: mode %s is UNAVAILABLE: %s\n", mode_name(mode), result->unavailable_reason.c_str());
+      unavailable = true;
+    }
+    results.push_back(std::move(*result));
+  }
+  const std::string report = options.json ? json_report(info, results) : text_report(info, results);
+  std::fputs(report.c_str(), stdout);
+  const uint64_t messages = (*instance)->messages();
+  if (messages != 0) std::fprintf(stderr, "error: %llu validation messages (above)\n", static_cast<unsigned long long>(messages));
+  return messages != 0 || unavailable ? kExitFailures : kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shaderbake-replay: replay a trace through the runtime header as an emulator would, and report "
+               "per-frame first-use stalls with no bundle, a bundle, and a bundle plus its driver cache"};
+  Options options;
+  app.add_option("trace", options.trace, "Trace to replay (shaderbake-trace/1, .jsonl or .json)")->required();
+  app.add_option("--bundle", options.bundle, "Bundle to serve states from (shaderbake build; warmed for bundle+cache)");
+  app.add_option("--mode", options.mode, "none | bundle | bundle+cache | all (the three, one after another)")
+      ->check(CLI::IsMember({"none", "bundle", "bundle+cache", "all"}))
+      ->capture_default_str();
+  app.add_option("--device", options.device,
+                 "Vulkan device whose name contains SUBSTRING, case-insensitive (default: lavapipe, else the first)");
+  app.add_flag("--json", options.json, "Print the report as one JSON object");
+  app.add_option("--frames", options.frames, "Replay only the first N frames (0: all)");
+  app.add_flag("--no-validation", options.no_validation,
+               "Do not enable the validation layer (it slows pipeline creation; for timing runs)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  return run(options);
+}

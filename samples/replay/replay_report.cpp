@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+#include "samples/replay/replay_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+namespace shaderbake::replay {
+
+namespace {
+
+// Nearest rank: the smallest value with at least p% of the values at or below it.
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
+  const size_t index = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(sorted.size()))) - 1;
+  return sorted[index];
+}
+
+uint64_t stalls_over(const std::vector<double>& frames, double threshold_ms) {
+  return static_cast<uint64_t>(std::count_if(frames.begin(), frames.end(), [&](double ms) { return ms > threshold_ms; }));
+}
+
+std::string threshold_name(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "over_%gms", ms);
+  std::string name = text;
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;  // over_1ms, over_4ms, over_16_7ms
+}
+
+std::string format(const char* spec, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, spec, value);
+  return text;
+}
+
+nlohmann::ordered_json distribution_json(const Distribution& d) {
+  return {{"p50", d.p50}, {"p99", d.p99}, {"p99_9", d.p99_9}, {"max", d.max}, {"mean", d.mean}};
+}
+
+nlohmann::ordered_json work_json(const RouteWork& w) {
+  return {{"first_uses", w.first_uses}, {"shader_compiles", w.shader_compiles},
+          {"pipelines_created", w.pipelines_created}, {"ms", w.ms}};
+}
+
+}  // namespace
+
+Distribution distribution(std::vector<double> values) {
+  Distribution d;
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  d.p50 = percentile(values, 50);
+  d.p99 = percentile(values, 99);
+  d.p99_9 = percentile(values, 99.9);
+  d.max = values.back();
+  d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  return d;
+}
+
+std::string text_report(const RunInfo& info, const std::vector<ModeResult>& modes) {
+  std::string out;
+  char line[512];
+  const ModeResult* any = modes.empty() ? nullptr : &modes.front();
+  std::snprintf(line, sizeof line, "trace: %s (%llu frames, %llu draws%s)\n", info.trace.c_str(),
+                any ? static_cast<unsigned long long>(any->frames) : 0ull,
+                any ? static_cast<unsigned long long>(any->draws) : 0ull,
+                info.bad_records ? (", " + std::to_string(info.bad_records) + " bad records skipped").c_str() : "");
+  out += line;
+  if (!info.bundle.empty()) out += "bundle: " + info.bundle + "\n";
+  std::snprintf(line, sizeof line, "device: %s (vendor 0x%04x, device 0x%04x, driver 0x%08x); validation layer %s\n",
+                info.device.c_str(), info.vendor_id, info.device_id, info.driver_version, info.validation ? "on" : "off");
+  out += line;
+  out += info.driver_caches + "; shader modules salted per mode (except bundle+cache) so no in-process driver cache "
+         "carries over; process warm-up " + format("%.1f", info.warm_up_ms) + " ms before the first mode\n\n";
+
+  // One row: a label and a value per mode ("-" for an unavailable mode).
+  auto row = [&](const std::string& label, const std::function<std::string(const ModeResult&)>& value) {
+    std::snprintf(line, sizeof line, "%-36s", label.c_str());
+    out += line;
+    for (const ModeResult& m : modes) {
+      std::snprintf(line, sizeof line, " %14s", m.available ? value(m).c_str() : "-");
+      out += line;
+    }
+    out += "\n";
+  };
+  auto count = [](uint64_t n) { return std::to_string(n); };
+  auto ms = [](double v) { return format("%.2f", v); };
+
+  std::snprintf(line, sizeof line, "%-36s", "mode");
+  out += line;
+  for (const ModeResult& m : modes) {
+    std::snprintf(line, sizeof line, " %14s", (std::string(mode_name(m.mode)) + (m.available ? "" : " (n/a)")).c_str());
+    out += line;
+  }
+  out += "\n";
+  row("pipeline cache at start", [](const ModeResult& m) {
+    return m.driver_cache_bytes ? format("blob %.0f KiB", static_cast<double>(m.driver_cache_bytes) / 1024.0) : m.pipeline_cache;
+  });
+  row("load ms (before frame 1, not a stall)", [&](const ModeResult& m) { return ms(m.load_ms); });
+  row("  fallback pipelines created at load", [&](const ModeResult& m) { return count(m.load_fallback_pipelines); });
+  row("draws", [&](const ModeResult& m) { return count(m.draws); });
+  row("frames", [&](const ModeResult& m) { return count(m.frames); });
+  row("first uses", [&](const ModeResult& m) { return count(m.first_uses()); });
+  row("routes: reused", [&](const ModeResult& m) { return count(m.reused); });
+  row("  exact: pipeline created now", [&](const ModeResult& m) { return count(m.exact.first_uses); });
+  row("  fallback: pre-created + packet", [&](const ModeResult& m) { return count(m.fallback.first_uses); });
+  row("  uncovered: compiled now", [&](const ModeResult& m) { return count(m.uncovered.first_uses - m.uncovered_failed); });
+  row("  uncovered: cannot generate", [&](const ModeResult& m) { return count(m.uncovered_failed); });
+  row("draws by route: exact", [&](const ModeResult& m) { return count(m.draws_exact); });
+  row("  fallback", [&](const ModeResult& m) { return count(m.draws_fallback); });
+  row("  uncovered", [&](const ModeResult& m) { return count(m.draws_uncovered); });
+  row("  skipped (nothing to draw with)", [&](const ModeResult& m) { return count(m.draws_skipped); });
+  row("shader compiles at first use", [&](const ModeResult& m) {
+    return count(m.exact.shader_compiles + m.fallback.shader_compiles + m.uncovered.shader_compiles);
+  });
+  row("  on the fallback route", [&](const ModeResult& m) { return count(m.fallback.shader_compiles); });
+  row("pipelines created at first use", [&](const ModeResult& m) {
+    return count(m.exact.pipelines_created + m.fallback.pipelines_created + m.uncovered.pipelines_created);
+  });
+  row("  on the fallback route", [&](const ModeResult& m) { return count(m.fallback.pipelines_created); });
+  row("first-use work, total ms", [&](const ModeResult& m) { return ms(m.exact.ms + m.fallback.ms + m.uncovered.ms); });
+  row("  exact / fallback / uncovered ms", [&](const ModeResult& m) {
+    return format("%.0f/", m.exact.ms) + format("%.1f/", m.fallback.ms) + format("%.0f", m.uncovered.ms);
+  });
+  row("slowest single first use ms", [&](const ModeResult& m) { return ms(m.slowest_first_use_ms); });
+  const struct {
+    const char* label;
+    double Distribution::*field;
+  } kStats[] = {{"frame first-use stall ms  p50", &Distribution::p50},
+                {"                          p99", &Distribution::p99},
+                {"                          p99.9", &Distribution::p99_9},
+                {"                          max", &Distribution::max},
+                {"                          mean", &Distribution::mean}};
+  for (const auto& stat : kStats)
+    row(stat.label, [&](const ModeResult& m) { return format("%.3f", distribution(m.frame_first_use_ms).*stat.field); });
+  for (double threshold : kStallThresholdsMs)
+    row(format("frames stalled > %g ms", threshold),
+        [&](const ModeResult& m) { return count(stalls_over(m.frame_first_use_ms, threshold)); });
+  row("frame submit+wait ms  p50", [&](const ModeResult& m) { return ms(distribution(m.frame_submit_ms).p50); });
+  row("                      p99", [&](const ModeResult& m) { return ms(distribution(m.frame_submit_ms).p99); });
+  row("                      max", [&](const ModeResult& m) { return ms(distribution(m.frame_submit_ms).max); });
+  row("validation messages", [&](const ModeResult& m) { return count(m.validation_messages); });
+  for (const ModeResult& m : modes)
+    if (!m.available) out += std::string("\nmode ") + mode_name(m.mode) + " UNAVAILABLE: " + m.unavailable_reason + "\n";
+  return out;
+}
+
+std::string json_report(const RunInfo& info, const std::vector<ModeResult>& modes) {
+  nlohmann::ordered_json j;
+  j["format"] = "shaderbake-replay/1";
+  j["trace"] = info.trace;
+  j["bundle"] = info.bundle.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(info.bundle);
+  j["device"] = {{"name", info.device},
+                 {"vendor_id", info.vendor_id},
+                 {"device_id", info.device_id},
+                 {"driver_version", info.driver_version}};
+  j["validation_layer"] = info.validation;
+  j["driver_caches"] = info.driver_caches;
+  j["modules_salted_per_mode"] = true;
+  j["warm_up_ms"] = info.warm_up_ms;
+  j["bad_records"] = info.bad_records;
+  j["stall_thresholds_ms"] = std::vector<double>(std::begin(kStallThresholdsMs), std::end(kStallThresholdsMs));
+  j["modes"] = nlohmann::ordered_json::array();
+  for (const ModeResult& m : modes) {
+    nlohmann::ordered_json o;
+    o["mode"] = mode_name(m.mode);
+    o["available"] = m.available;
+    if (!m.available) {
+      o["unavailable_reason"] = m.unavailable_reason;
+      j["modes"].push_back(o);
+      continue;
+    }
+    o["draws"] = m.draws;
+    o["frames"] = m.frames;
+    o["first_uses"] = m.first_uses();
+    o["routes"] = {{"reused", m.reused},
+                   {"exact_created", m.exact.first_uses},
+                   {"fallback", m.fallback.first_uses},
+                   {"uncovered_compiled", m.uncovered.first_uses - m.uncovered_failed},
+                   {"uncovered_failed", m.uncovered_failed}};
+    o["first_use_work"] = {{"exact", work_json(m.exact)},
+                           {"fallback", work_json(m.fallback)},
+                           {"uncovered", work_json(m.uncovered)}};
+    o["draws_by_route"] = {{"exact", m.draws_exact},
+                           {"fallback", m.draws_fallback},
+                           {"uncovered", m.draws_uncovered},
+                           {"skipped", m.draws_skipped}};
+    o["load_ms"] = m.load_ms;
+    o["load"] = {{"layouts", m.load_layouts},
+                 {"fallback_pipelines", m.load_fallback_pipelines},
+                 {"pipeline_cache", m.pipeline_cache},
+                 {"driver_cache_bytes", m.driver_cache_bytes}};
+    o["first_use_ms_total"] = m.exact.ms + m.fallback.ms + m.uncovered.ms;
+    o["slowest_first_use_ms"] = m.slowest_first_use_ms;
+    o["frame_first_use_ms"] = distribution_json(distribution(m.frame_first_use_ms));
+    nlohmann::ordered_json stalls;
+    for (double threshold : kStallThresholdsMs) stalls[threshold_name(threshold)] = stalls_over(m.frame_first_use_ms, threshold);
+    o["stalls"] = stalls;
+    o["frame_submit_ms"] = distribution_json(distribution(m.frame_submit_ms));
+    o["validation_messages"] = m.validation_messages;
+    j["modes"].push_back(o);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace shaderbake::replay
