@@ -46,6 +46,7 @@ struct Options {
   bool json = false;
   uint64_t frames = 0;
   bool no_validation = false;
+  bool per_frame = false;
 };
 
 int run(const Options& options) {
@@ -68,6 +69,7 @@ int run(const Options& options) {
   info.driver_caches = set_driver_cache_environment();
   info.trace = options.trace;
   info.bundle = options.bundle;
+  info.per_frame = options.per_frame;
 
   auto trace = load_trace(options.trace, options.frames);
   if (!trace) return fail(trace.error());
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", options.device,
                  "Vulkan device whose name contains SUBSTRING, case-insensitive (default: lavapipe, else the first)");
   app.add_flag("--json", options.json, "Print the report as one JSON object");
+  app.add_flag("--per-frame", options.per_frame, "With --json: every frame's first-use and submit times too");
   app.add_option("--frames", options.frames, "Replay only the first N frames (0: all)");
   app.add_flag("--no-validation", options.no_validation,
                "Do not enable the validation layer (it slows pipeline creation; for timing runs)");

@@ -202,6 +202,7 @@ std::string json_report(const RunInfo& info, const std::vector<ModeResult>& mode
     o["stalls"] = stalls;
     o["frame_submit_ms"] = distribution_json(distribution(m.frame_submit_ms));
     o["validation_messages"] = m.validation_messages;
+    if (info.per_frame) o["per_frame"] = {{"first_use_ms", m.frame_first_use_ms}, {"submit_ms", m.frame_submit_ms}};
     j["modes"].push_back(o);
   }
   return j.dump(2) + "\n";

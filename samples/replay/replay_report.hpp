@@ -19,6 +19,7 @@ struct RunInfo {
   std::string driver_caches;  // the line set_driver_cache_environment returned
   double warm_up_ms = 0;
   uint64_t bad_records = 0;
+  bool per_frame = false;  // the JSON report carries every frame's figures too
 };
 
 // A distribution, by the nearest-rank method over every frame (frames without first uses count, as 0).

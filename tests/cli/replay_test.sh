@@ -27,15 +27,25 @@ py() {  # py JSON-FILE EXPR  (d is the parsed object, m the modes by name)
 }
 
 trace=$root/samples/traces/session_inline.jsonl
-# The capture: the trace's first 25 of 45 frames (inline shape: every draw line stands alone).
-python3 - "$trace" "$tmp/capture.jsonl" <<'EOF'
+# The replay covers the trace's first 30 frames (of 45: the test stays short on a 2-core machine); the
+# capture its first 15 (inline shape: every draw line stands alone). Prints the replayed frames and draws.
+replayed=$(python3 - "$trace" "$tmp/capture.jsonl" <<'EOF'
 import json, sys
+frames = []
+draws = 0
 with open(sys.argv[1]) as src, open(sys.argv[2], "w") as dst:
     for line in src:
         r = json.loads(line)
-        if r.get("type") != "draw" or r["frame"] < 25:
+        if r.get("type") != "draw" or r["frame"] < 15:
             dst.write(line)
+        if r.get("type") == "draw":
+            if not frames or frames[-1] != r["frame"]:
+                frames.append(r["frame"])
+            if len(frames) <= 30:
+                draws += 1
+print((min(len(frames), 30), draws))
 EOF
+)
 "$bin" build "$tmp/capture.jsonl" -o "$tmp/b.sbk" --cache-dir "$tmp/cache" >"$tmp/build.out" 2>"$tmp/build.err"
 rc=$?
 # Exit 1 is expected: programs with texture modes the exact emitter does not implement fail to generate.
@@ -43,7 +53,7 @@ check "build exits 0 or 1 (got $rc)" test $rc -le 1
 check "the bundle is written" test -s "$tmp/b.sbk"
 
 warmed=0
-if "$bin" warm --help >/dev/null 2>&1; then
+if "$bin" --help 2>/dev/null | grep -Eq '^ +warm '; then
   "$bin" warm "$tmp/b.sbk" >"$tmp/warm.out" 2>"$tmp/warm.err"
   rc=$?
   check "warm exits 0 (got $rc; stderr: $(head -c 600 "$tmp/warm.err"))" test $rc -eq 0
@@ -52,7 +62,7 @@ else
   echo "note: this shaderbake has no 'warm' command yet: mode bundle+cache is checked to be reported unavailable" >&2
 fi
 
-"$replay" "$trace" --bundle "$tmp/b.sbk" --mode all --json >"$tmp/all.json" 2>"$tmp/all.err"
+"$replay" "$trace" --bundle "$tmp/b.sbk" --mode all --frames 30 --json >"$tmp/all.json" 2>"$tmp/all.err"
 rc=$?
 out=$tmp/all.json
 if [[ $warmed -eq 1 ]]; then
@@ -72,7 +82,7 @@ check "driver disk caches were off" grep -q "MESA_SHADER_CACHE_DISABLE=true" <<<
 
 for mode in $modes; do
   x="m['$mode']"
-  check "$mode: every frame and draw of the trace replayed (45, 353)" test "$(py "$out" "($x['frames'], $x['draws'])")" = "(45, 353)"
+  check "$mode: every frame and draw replayed $replayed" test "$(py "$out" "($x['frames'], $x['draws'])")" = "$replayed"
   check "$mode: route counts sum to the draws" \
     test "$(py "$out" "sum($x['routes'].values()) == $x['draws']")" = "True"
   check "$mode: first uses = exact created + fallback + uncovered" \

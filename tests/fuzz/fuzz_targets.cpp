@@ -91,6 +91,15 @@ void vector_reader(const uint8_t* data, size_t size) {
 
 namespace {
 
+uint32_t get_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+
+void put_u64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
 // Every call of an open bundle, each result held to the contract where the contract says something checkable.
 void exercise_bundle(const sbk_bundle& bundle) {
   constexpr uint32_t kMaxEntries = 256, kMaxModules = 16, kMaxLayouts = 64;
@@ -137,15 +146,30 @@ void exercise_bundle(const sbk_bundle& bundle) {
     if (sbk_bundle_read_report(&bundle, reinterpret_cast<char*>(report.bytes), report_size, &got) == SBK_OK)
       require(got == report_size);
   }
-}
 
-uint32_t get_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
-         static_cast<uint32_t>(p[3]) << 24;
-}
-
-void put_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  // Driver caches: the identity of each stored blob (up to 8), and one no bundle stores. A blob handed out
+  // lies inside the section and is at least a VkPipelineCacheHeaderVersionOne long.
+  uint64_t cache_size = 0;
+  const uint8_t* cache = sbk_bundle_section(&bundle, SBK_SECTION_DRIVER_CACHE, &cache_size);
+  const uint8_t nobody[16] = {};
+  for (uint64_t i = 0; i <= 8; ++i) {
+    const uint64_t row = 8 + i * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
+    const bool stored = i < 8 && cache != nullptr && row + SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE <= cache_size;
+    if (i < 8 && !stored) continue;
+    const void* blob = nullptr;
+    size_t blob_size = 0;
+    const sbk_result r =
+        stored ? sbk_bundle_driver_cache(&bundle, get_u32(cache + row), get_u32(cache + row + 4),
+                                         get_u32(cache + row + 8), cache + row + 16, &blob, &blob_size)
+               : sbk_bundle_driver_cache(&bundle, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, nobody, &blob, &blob_size);
+    if (r != SBK_OK) {
+      require(blob == nullptr && blob_size == 0);
+      continue;
+    }
+    const auto* b = static_cast<const uint8_t*>(blob);
+    require(cache != nullptr && b >= cache && blob_size >= 32 && blob_size <= cache_size &&
+            static_cast<uint64_t>(b - cache) <= cache_size - blob_size);
+  }
 }
 
 }  // namespace

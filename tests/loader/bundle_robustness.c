@@ -477,6 +477,17 @@ static void read_rest(context* c, const sbk_bundle* b, outcome* out) {
   } else {
     fail("read_report returned %s", sbk_result_name(r));
   }
+
+  /* The intact bundle holds no driver cache (a re-sealed table can turn another section into one). */
+  {
+    static const uint8_t uuid[16] = {0};
+    const void* blob = NULL;
+    size_t blob_size = 0;
+    r = sbk_bundle_driver_cache(b, 0x10005u, 0u, 1u, uuid, &blob, &blob_size);
+    if (r == SBK_ERROR_CORRUPT) out->read_error = 1;
+    else if (r != SBK_NOT_FOUND) fail("driver_cache returned %s for a bundle without one", sbk_result_name(r));
+    if (blob != NULL || blob_size != 0) fail("driver_cache fills its outputs on a miss");
+  }
 }
 
 /* Opens `data` (a damaged copy) and puts every call to the test. */

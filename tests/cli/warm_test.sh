@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# CLI contract of `shaderbake warm` on lavapipe: every pipeline created (under the validation layer, zero
+# messages), the driver's cache data stored in DRIVER_CACHE under lavapipe's identity and handed out by the loader
+# for exactly that identity, warming again replacing rather than adding, every other section unchanged, the
+# bundle still verifying, and the documented exit codes (3 bad bundle, 4 no such device, 5 cannot write).
+# Usage: warm_test.sh SHADERBAKE DRIVER_CACHE_PROBE SOURCE_ROOT
+set -u
+bin=$1
+probe=$2
+root=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SHADERBAKE_CACHE_DIR="$tmp/cache"  # never the user's artifact cache
+failures=0
+passed=0
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
+}
+field() {  # field JSON-FILE EXPR  (d is the parsed object)
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+"$bin" build "$root/samples/traces/tiny.json" -o "$tmp/b.sbk" --json >"$tmp/build.json" 2>"$tmp/build.err"
+check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $? -eq 0
+cp "$tmp/b.sbk" "$tmp/before.sbk"
+pipelines=$(field "$tmp/build.json" "d['exact_pipelines'] + d['fallback_pipelines']")
+
+# ---- warm into another file, under the validation layer ----
+"$bin" warm "$tmp/b.sbk" -o "$tmp/w.sbk" --validate --json >"$tmp/warm.json" 2>"$tmp/warm.err"
+rc=$?
+check "warm exits 0 (got $rc; stderr: $(head -c 600 "$tmp/warm.err"))" test $rc -eq 0
+out=$tmp/warm.json
+check "warm ran on lavapipe" test "$(field "$out" "'llvmpipe' in d['device']['name']")" = True
+check "the validation layer was on" test "$(field "$out" "d['validation_layer']")" = True
+check "zero validation messages" test "$(field "$out" "len(d['validation_messages'])")" = 0
+check "every pipeline entry was created ($pipelines)" \
+  test "$(field "$out" "(d['pipelines'], d['cold']['created'], d['cold']['failed'])")" = "($pipelines, $pipelines, 0)"
+check "every pipeline was created again from the stored blob" \
+  test "$(field "$out" "(d['cached']['created'], d['cached']['failed'])")" = "($pipelines, 0)"
+check "the blob holds at least a VkPipelineCacheHeaderVersionOne" test "$(field "$out" "d['blob_bytes'] >= 32")" = True
+check "a first warm adds a blob" test "$(field "$out" "(d['replaced'], d['driver_caches_in_bundle'])")" = "(False, 1)"
+check "-o leaves the input alone" cmp -s "$tmp/b.sbk" "$tmp/before.sbk"
+check "no temporary file is left next to the output" test -z "$(ls "$tmp" | grep '\.tmp')"
+
+vendor=$(field "$out" "d['device']['vendor_id']")
+device=$(field "$out" "d['device']['device_id']")
+driver=$(field "$out" "d['device']['driver_version']")
+uuid=$(field "$out" "d['device']['pipeline_cache_uuid']")
+other_uuid=$(python3 -c "import sys; u=sys.argv[1]; print(u[:-1] + ('0' if u[-1] != '0' else '1'))" "$uuid")
+
+# ---- the loader (plain C) hands the blob out for lavapipe's identity only ----
+check "the loader returns the blob for lavapipe's identity" \
+  test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$driver" "$uuid")" = "ok $(field "$out" "d['blob_bytes']") $(printf '0x%x' "$vendor")"
+check "NOT_FOUND for another driver version" \
+  test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$((driver + 1))" "$uuid")" = not_found
+check "NOT_FOUND for another pipelineCacheUUID" \
+  test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$driver" "$other_uuid")" = not_found
+check "NOT_FOUND for another vendor" test "$("$probe" "$tmp/w.sbk" 0x10de "$device" "$driver" "$uuid")" = not_found
+check "NOT_FOUND in a bundle never warmed" \
+  test "$("$probe" "$tmp/before.sbk" "$vendor" "$device" "$driver" "$uuid")" = not_found
+
+# ---- every other section is byte for byte what it was (read through the loader) ----
+"$probe" "$tmp/before.sbk" --sections >"$tmp/sections.before"
+"$probe" "$tmp/w.sbk" --sections >"$tmp/sections.after"
+check "the warmed bundle adds exactly one section, DRIVER_CACHE (9)" \
+  test "$(diff "$tmp/sections.before" "$tmp/sections.after" | grep -c '^[<>]')" = 1 -a \
+       "$(diff "$tmp/sections.before" "$tmp/sections.after" | grep '^>' | cut -d' ' -f2)" = 9
+
+# ---- verify and inspect know the section ----
+"$bin" verify --json "$tmp/w.sbk" >"$tmp/verify.json" 2>"$tmp/verify.err"
+check "the warmed bundle verifies (stderr: $(head -c 300 "$tmp/verify.err"))" test $? -eq 0
+check "verify checks the driver cache" \
+  test "$(field "$tmp/verify.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'driver_caches']")" = "[(1, 0)]"
+"$bin" inspect --json "$tmp/w.sbk" >"$tmp/inspect.json"
+check "inspect lists the driver cache" \
+  test "$(field "$tmp/inspect.json" "[(c['vendor_id'], c['driver_version'], c['pipeline_cache_uuid'], c['bytes']) for c in d['driver_caches']]")" = \
+       "[($vendor, $driver, '$uuid', $(field "$out" "d['blob_bytes']"))]"
+"$bin" inspect "$tmp/w.sbk" >"$tmp/inspect.txt"
+check "inspect's summary names the device's blob" grep -q "driver caches: 1" "$tmp/inspect.txt"
+
+# ---- warming again, in place, replaces the blob of the same device ----
+cp "$tmp/w.sbk" "$tmp/twice.sbk"
+"$bin" warm "$tmp/twice.sbk" >"$tmp/twice.txt" 2>"$tmp/twice.err"
+rc=$?
+check "warming in place exits 0 (got $rc; stderr: $(head -c 300 "$tmp/twice.err"))" test $rc -eq 0
+check "the text summary compares cold and cached medians" grep -q "median per pipeline: cold" "$tmp/twice.txt"
+check "warming again replaces the device's blob" grep -q "replaced the blob of this device" "$tmp/twice.txt"
+"$bin" inspect --json "$tmp/twice.sbk" >"$tmp/twice.json"
+check "one blob after warming twice" test "$(field "$tmp/twice.json" "len(d['driver_caches'])")" = 1
+"$probe" "$tmp/twice.sbk" --sections | grep -v '^9 ' >"$tmp/sections.twice"
+check "warming twice leaves the other sections alone" diff -q <(grep -v '^9 ' "$tmp/sections.before") "$tmp/sections.twice"
+"$bin" verify "$tmp/twice.sbk" >/dev/null 2>&1
+check "the twice-warmed bundle verifies" test $? -eq 0
+
+# ---- exit codes ----
+"$bin" warm "$tmp/b.sbk" -o "$tmp/none.sbk" --device "no such device 9f3a" >/dev/null 2>"$tmp/nodevice.err"
+check "no such device exits 4" test $? -eq 4
+check "no such device lists the devices there are" grep -q "llvmpipe" "$tmp/nodevice.err"
+check "nothing is written without a device" test ! -e "$tmp/none.sbk"
+"$bin" warm "$tmp/b.sbk" -o "$tmp/no/such/dir/x.sbk" >/dev/null 2>"$tmp/nowrite.err"
+check "an unwritable output exits 5" test $? -eq 5
+echo "not a bundle" >"$tmp/text.sbk"
+"$bin" warm "$tmp/text.sbk" >/dev/null 2>"$tmp/text.err"
+check "a text file exits 3" test $? -eq 3
+check "a text file is called not a bundle" grep -q "not a shaderbake bundle" "$tmp/text.err"
+cp "$tmp/before.sbk" "$tmp/damaged.sbk"
+python3 - "$tmp/damaged.sbk" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) - 3] ^= 0x10  # inside the last section: only its checksum can tell
+open(sys.argv[1], "wb").write(data)
+PY
+"$bin" warm "$tmp/damaged.sbk" >/dev/null 2>"$tmp/damaged.err"
+check "a damaged bundle exits 3 and is not rewritten with fresh checksums" test $? -eq 3
+check "the damaged bundle is left as it was" test "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3])" "$tmp/damaged.sbk")" = \
+  "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3] ^ 0x10)" "$tmp/before.sbk")"
+
+echo "warm CLI: $passed passed, $failures failed"
+test "$failures" -eq 0
