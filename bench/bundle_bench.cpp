@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Loader benchmarks (Google Benchmark): what a renderer pays to use a bundle through runtime_loader/shaderbake.h.
-//   open      sbk_bundle_open_file (open + fstat + mmap + the O(1) checks) and sbk_bundle_open_memory
+//   open      sbk_bundle_open_file (open + fstat + mmap + the O(1) checks), next to the same system calls alone
+//             (os_floor), and sbk_bundle_open_memory; the first probe of a fresh mapping (its page faults)
 //   probe     sbk_bundle_find: a hot working set of 64 keys (a renderer re-probing its current draws), present
-//             keys at random over the whole bundle, and misses; sbk_hash_key alone on the same keys, so the
-//             probe's own cost (directory + index + record check + key compare) reads as the difference
+//             keys at random over the whole bundle, and misses; sbk_hash_key alone on the same keys and the
+//             record check (XXH3-64 of a record), so the rest of a probe (directory, index entry, key compare,
+//             cache misses) reads as the difference
 //   modules   sbk_bundle_read_module (decompress + checksum) of real modules, with and without a caller
 //             ZSTD_DCtx, next to plain zstd with a pre-digested ZSTD_DDict (what the API cannot reuse)
 // Synthetic bundles of 1k / 100k / 1M pipeline entries (real pipeline keys: an nv2a exact key of random program
@@ -16,6 +18,9 @@
 //   --sbk-bundle=PATH                 a real bundle for the module benchmarks (skipped without it)
 // Defaults added unless given: --benchmark_repetitions=5 --benchmark_report_aggregates_only=true (medians).
 // Prints figures; asserts nothing about time.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -259,6 +264,32 @@ void open_file_and_close(benchmark::State& state, size_t entries) {
   set_corpus_counters(state, c);
 }
 
+// The floor under open_file: the same system calls (open, fstat, mmap, the header page's first read, close) with
+// none of the loader's checks. open_file minus this is the loader's own cost.
+void os_floor_mmap(benchmark::State& state, size_t entries) {
+  Corpus& c = corpus(entries);
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int fd = ::open(c.path.c_str(), O_RDONLY);
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+      state.SkipWithError("open failed");
+      break;
+    }
+    void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) {
+      state.SkipWithError("mmap failed");
+      break;
+    }
+    benchmark::DoNotOptimize(*static_cast<const volatile uint8_t*>(map));
+    const auto t1 = std::chrono::steady_clock::now();
+    ::munmap(map, static_cast<size_t>(st.st_size));
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  set_corpus_counters(state, c);
+}
+
 void open_memory(benchmark::State& state, size_t entries) {
   Corpus& c = corpus(entries);
   sbk_bundle b;
@@ -285,6 +316,49 @@ void first_probe_after_open_file(benchmark::State& state, size_t entries) {
     if (r != SBK_OK) state.SkipWithError("probe missed");
     benchmark::DoNotOptimize(e);
     sbk_bundle_close(&b);
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  set_corpus_counters(state, c);
+}
+
+// The floor under first_probe_after_open_file: a fresh mapping, then one read at each address that probe reads
+// (directory slot, index entry, first and last byte of the record), with no hashing or compare. Timed: the reads.
+void os_floor_first_touch(benchmark::State& state, size_t entries) {
+  Corpus& c = corpus(entries);
+  uint64_t size = 0;
+  const uint8_t* index = sbk_bundle_section(&c.bundle, SBK_SECTION_INDEX, &size);
+  uint32_t bits;
+  std::memcpy(&bits, index + 4, 4);
+  const size_t prefix = 16 + ((4 * ((size_t{1} << bits) + 1) + 7) & ~size_t{7});
+  size_t k = 0;
+  for (auto _ : state) {
+    const size_t i = (k += 7919) % c.present.count();
+    sbk_entry e;
+    if (sbk_bundle_find(&c.bundle, c.present.key(i), c.present.size[i], &e) != SBK_OK) {
+      state.SkipWithError("probe missed");
+      break;
+    }
+    const sbk_key_hash h = sbk_hash_key(c.present.key(i), c.present.size[i]);
+    const size_t bucket = bits ? static_cast<size_t>(h.high >> (64 - bits)) : 0;
+    const size_t base = static_cast<size_t>(index - c.bytes.data());
+    const size_t record = static_cast<size_t>(e.key - c.bytes.data()) - SBK_BUNDLE_RECORD_HEADER_SIZE;
+    const size_t at[4] = {base + 16 + 4 * bucket, base + prefix + 32 * size_t{e.index}, record,
+                          record + SBK_BUNDLE_RECORD_HEADER_SIZE + e.key_size - 1};
+    const int fd = ::open(c.path.c_str(), O_RDONLY);
+    void* map = fd < 0 ? MAP_FAILED : ::mmap(nullptr, c.bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (fd >= 0) ::close(fd);
+    if (map == MAP_FAILED) {
+      state.SkipWithError("mmap failed");
+      break;
+    }
+    const volatile uint8_t* p = static_cast<const volatile uint8_t*>(map);
+    (void)p[0];  // the header page, which open touches
+    const auto t0 = std::chrono::steady_clock::now();
+    uint8_t sum = 0;
+    for (size_t a : at) sum = static_cast<uint8_t>(sum + p[a]);
+    const auto t1 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(sum);
+    ::munmap(map, c.bytes.size());
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   set_corpus_counters(state, c);
@@ -335,6 +409,25 @@ void hash_hot(benchmark::State& state, size_t entries) {
   hash_keys(state, c.hot);
   state.counters["key_bytes"] = c.mean_key_size;
 }
+// The other hash of a hit: the record's check (XXH3-64 of its bytes after the check field, 24 + key bytes).
+void record_check_hot(benchmark::State& state, size_t entries) {
+  const Corpus& c = corpus(entries);
+  std::vector<std::pair<const uint8_t*, size_t>> records;
+  for (size_t i = 0; i < c.hot.count(); ++i) {
+    sbk_entry e;
+    if (sbk_bundle_find(&c.bundle, c.hot.key(i), c.hot.size[i], &e) != SBK_OK) {
+      state.SkipWithError("hot key not found");
+      return;
+    }
+    records.emplace_back(e.key - SBK_BUNDLE_RECORD_HEADER_SIZE + 8, e.key_size + SBK_BUNDLE_RECORD_HEADER_SIZE - 8);
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(XXH3_64bits(records[i].first, records[i].second));
+    if (++i == records.size()) i = 0;
+  }
+}
+
 // The same walk over every key as probe_random, hashing only: the key bytes' own memory traffic included.
 void hash_random(benchmark::State& state, size_t entries) {
   const Corpus& c = corpus(entries);
@@ -481,10 +574,15 @@ int main(int argc, char** argv) {
     const std::string s = "/" + std::to_string(n);
     RegisterBenchmark(("open_file" + s).c_str(), open_file, n)->UseManualTime()->Unit(benchmark::kMicrosecond);
     RegisterBenchmark(("open_file+close" + s).c_str(), open_file_and_close, n)->Unit(benchmark::kMicrosecond);
+    RegisterBenchmark(("os_floor/open+fstat+mmap+close" + s).c_str(), os_floor_mmap, n)
+        ->UseManualTime()->Unit(benchmark::kMicrosecond);
     RegisterBenchmark(("open_memory" + s).c_str(), open_memory, n)->Unit(benchmark::kMicrosecond);
     RegisterBenchmark(("first_probe_after_open_file" + s).c_str(), first_probe_after_open_file, n)
         ->UseManualTime()->Unit(benchmark::kNanosecond);
+    RegisterBenchmark(("os_floor/first_touch_of_those_pages" + s).c_str(), os_floor_first_touch, n)
+        ->UseManualTime()->Unit(benchmark::kNanosecond);
     RegisterBenchmark(("hash_key/hot64" + s).c_str(), hash_hot, n);
+    RegisterBenchmark(("record_check/hot64" + s).c_str(), record_check_hot, n);
     RegisterBenchmark(("find/hot64" + s).c_str(), probe_hot, n);
     RegisterBenchmark(("hash_key/all_keys" + s).c_str(), hash_random, n);
     RegisterBenchmark(("find/random" + s).c_str(), probe_random, n);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* extract_modules BUNDLE DIR: writes every module of a bundle as DIR/NNNNNN.spv (decompressed and checked
- * through runtime_loader/shaderbake.h), then prints one line per section ("section NAME BYTES") and one
- * summary line ("modules COUNT RAW_BYTES COMPRESSED_BYTES"). For bench/bundle_size.sh. */
+ * through runtime_loader/shaderbake.h), then prints what the entries hold ("entries KIND COUNT key_bytes N
+ * spirv_per_entry N": the SPIR-V the entries of that kind reference, counted once per entry), one line per
+ * section ("section NAME BYTES") and a summary ("modules COUNT RAW_BYTES COMPRESSED_BYTES").
+ * For bench/bundle_size.sh. */
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake.h"
 
@@ -52,6 +54,30 @@ int main(int argc, char** argv) {
     }
     raw += size;
     compressed += info.compressed_size;
+  }
+  {
+    /* What the entries hold: keys by kind, and the SPIR-V a store without module dedupe would keep (each
+     * pipeline's vertex + fragment module, each specialization's or family's fragment module). */
+    unsigned long long keys[4] = {0, 0, 0, 0}, key_bytes[4] = {0, 0, 0, 0}, spirv[4] = {0, 0, 0, 0};
+    uint32_t i;
+    for (i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
+      sbk_entry e;
+      sbk_module_info info;
+      r = sbk_bundle_entry_at(&bundle, i, &e);
+      if (r != SBK_OK || e.kind > 3) {
+        fprintf(stderr, "extract_modules: entry %u: %s\n", i, sbk_result_name(r));
+        return 1;
+      }
+      keys[e.kind] += 1;
+      key_bytes[e.kind] += e.key_size;
+      if (e.fragment_module != SBK_NO_MODULE && sbk_bundle_module_info(&bundle, e.fragment_module, &info) == SBK_OK)
+        spirv[e.kind] += info.raw_size;
+      if (e.vertex_module != SBK_NO_MODULE && sbk_bundle_module_info(&bundle, e.vertex_module, &info) == SBK_OK)
+        spirv[e.kind] += info.raw_size;
+    }
+    for (i = 1; i <= 3; ++i)
+      printf("entries %s %llu key_bytes %llu spirv_per_entry %llu\n",
+             i == 1 ? "specialization" : i == 2 ? "family" : "pipeline", keys[i], key_bytes[i], spirv[i]);
   }
   for (t = 1; t < SBK_SECTION_TYPE_COUNT; ++t) {
     uint64_t size = 0;

@@ -69,6 +69,7 @@ struct WarmOptions {
   std::string device;     // Vulkan device name substring; empty = lavapipe
   bool json = false;
   bool validate = false;  // load VK_LAYER_KHRONOS_validation; any message it reports is a failure
+  bool no_control = false;  // skip the control pass (a second cold creation) the blob's timing is judged against
 };
 int run_warm(const WarmOptions& options);
 

@@ -126,8 +126,9 @@ int main(int argc, char** argv) {
       "On a machine with the target GPU: create every pipeline of a bundle once into an empty VkPipelineCache and "
       "store the driver's cache data in the bundle (one blob per vendorID, deviceID, driverVersion and "
       "pipelineCacheUUID; warming the same device again replaces its blob), then create them all again on a fresh "
-      "device from the stored blob and compare the median creation times. Exit 0 ok, 1 a pipeline failed (the "
-      "blob is stored all the same), 3 not a usable bundle, 4 no such device, 5 the bundle cannot be written.");
+      "device from the stored blob and compare the median creation time with a cold control pass. Exit 0 ok, 1 a "
+      "pipeline failed (the blob is stored all the same), 3 not a usable bundle, 4 no such device, 5 the bundle "
+      "cannot be written.");
   warm_cmd->add_option("bundle", warm.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
   warm_cmd->add_option("-o,--output", warm.output,
                        "Write the warmed bundle here (default: rewrite BUNDLE in place; always through a temporary "
@@ -137,6 +138,10 @@ int main(int argc, char** argv) {
   warm_cmd->add_flag("--validate", warm.validate,
                      "Create the pipelines under VK_LAYER_KHRONOS_validation; any message it reports is a failure "
                      "(its overhead is in the timings)");
+  warm_cmd->add_flag("--no-control", warm.no_control,
+                     "Skip the control pass: by default the pipelines are created a second time cold (fresh device, "
+                     "empty cache) so that what the process or driver kept from the first pass is not credited to "
+                     "the blob");
   warm_cmd->add_flag("--json", warm.json, "Print the summary as JSON");
 
   CheckVectorsOptions vectors;

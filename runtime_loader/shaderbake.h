@@ -464,7 +464,8 @@ SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path);
 /* Unmaps what sbk_bundle_open_file mapped. Safe on a closed or zeroed bundle. */
 SBK_API void sbk_bundle_close(sbk_bundle* bundle);
 
-/* Verifies the checksum of every section: O(bundle size). SBK_ERROR_CORRUPT on the first mismatch. */
+/* Verifies the checksum of every section and that the padding between them is zero: O(bundle size).
+ * SBK_ERROR_CORRUPT on the first problem. */
 SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle);
 
 SBK_API uint32_t sbk_bundle_entry_count(const sbk_bundle* bundle);
@@ -1348,6 +1349,29 @@ SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle) {
     const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
     const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
     if (XXH3_64bits(bundle->data + offset, (size_t)length) != sbk__get_u64(e + 24)) return SBK_ERROR_CORRUPT;
+  }
+  /* Every byte no section covers (the padding after the section table and between sections) must be zero,
+   * so that no byte of the file escapes this check. Sections never overlap (checked at open). */
+  {
+    uint64_t at = (uint64_t)header_size + (uint64_t)count * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+    while (at < bundle->size) {
+      uint64_t next = bundle->size; /* start of the first section at or after `at` */
+      int inside = 0;
+      for (i = 0; i < count; ++i) {
+        const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+        const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
+        if (length == 0) continue; /* covers nothing */
+        if (offset <= at && at < offset + length) {
+          at = offset + length; /* skip the section */
+          inside = 1;
+          break;
+        }
+        if (offset >= at && offset < next) next = offset;
+      }
+      if (inside) continue;
+      for (; at < next; ++at)
+        if (bundle->data[at] != 0) return SBK_ERROR_CORRUPT;
+    }
   }
   return SBK_OK;
 }

@@ -6,10 +6,12 @@
 // Exit codes, as the shaderbake CLI's: 0 every requested mode ran with zero validation messages; 1 a
 // validation message was reported or a requested mode was unavailable (bundle+cache without a driver cache for
 // this device); 2 usage (or an unreadable bundle file); 3 bad input (trace or bundle); 4 Vulkan device or
-// toolchain.
+// toolchain; 5 the --json-out file cannot be written.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,7 @@ namespace {
 using namespace shaderbake;
 using namespace shaderbake::replay;
 
-enum { kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitBadInput = 3, kExitDevice = 4 };
+enum { kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitBadInput = 3, kExitDevice = 4, kExitOutput = 5 };
 
 int exit_code_of(const Error& e) {
   switch (e.kind) {
@@ -44,22 +46,36 @@ struct Options {
   std::string mode = "all";
   std::string device;
   bool json = false;
+  std::string json_out;
   uint64_t frames = 0;
   bool no_validation = false;
   bool per_frame = false;
 };
 
 int run(const Options& options) {
+  // "all", or a comma-separated list of modes, run in the order given.
   std::vector<Mode> modes;
-  if (options.mode == "all")
+  bool needs_bundle = false;
+  if (options.mode == "all") {
     modes = {Mode::none, Mode::bundle, Mode::bundle_cache};
-  else if (options.mode == "none")
-    modes = {Mode::none};
-  else if (options.mode == "bundle")
-    modes = {Mode::bundle};
-  else
-    modes = {Mode::bundle_cache};
-  if (options.bundle.empty() && options.mode != "none") {
+  } else {
+    size_t at = 0;
+    while (at <= options.mode.size()) {
+      const size_t comma = std::min(options.mode.find(',', at), options.mode.size());
+      const std::string name = options.mode.substr(at, comma - at);
+      const Mode known[] = {Mode::none, Mode::bundle, Mode::bundle_cache};
+      const Mode* mode = std::find_if(std::begin(known), std::end(known), [&](Mode m) { return name == mode_name(m); });
+      if (mode == std::end(known)) {
+        std::fprintf(stderr, "error: --mode: unknown mode \"%s\" (none, bundle, bundle+cache, all, or a list: bundle,bundle+cache)\n",
+                     name.c_str());
+        return kExitUsage;
+      }
+      modes.push_back(*mode);
+      at = comma + 1;
+    }
+  }
+  for (Mode m : modes) needs_bundle = needs_bundle || m != Mode::none;
+  if (options.bundle.empty() && needs_bundle) {
     std::fprintf(stderr, "error: --mode %s needs --bundle B.sbk\n", options.mode.c_str());
     return kExitUsage;
   }
@@ -103,6 +119,14 @@ int run(const Options& options) {
   }
   const std::string report = options.json ? json_report(info, results) : text_report(info, results);
   std::fputs(report.c_str(), stdout);
+  if (!options.json_out.empty()) {
+    FILE* file = std::fopen(options.json_out.c_str(), "w");
+    const std::string json = json_report(info, results);
+    if (!file || std::fputs(json.c_str(), file) < 0 || std::fclose(file) != 0) {
+      std::fprintf(stderr, "error: %s: cannot write the JSON report\n", options.json_out.c_str());
+      return kExitOutput;
+    }
+  }
   const uint64_t messages = (*instance)->messages();
   if (messages != 0) std::fprintf(stderr, "error: %llu validation messages (above)\n", static_cast<unsigned long long>(messages));
   return messages != 0 || unavailable ? kExitFailures : kExitOk;
@@ -116,13 +140,14 @@ int main(int argc, char** argv) {
   Options options;
   app.add_option("trace", options.trace, "Trace to replay (shaderbake-trace/1, .jsonl or .json)")->required();
   app.add_option("--bundle", options.bundle, "Bundle to serve states from (shaderbake build; warmed for bundle+cache)");
-  app.add_option("--mode", options.mode, "none | bundle | bundle+cache | all (the three, one after another)")
-      ->check(CLI::IsMember({"none", "bundle", "bundle+cache", "all"}))
+  app.add_option("--mode", options.mode,
+                 "none | bundle | bundle+cache | all (the three, one after another), or a comma-separated list")
       ->capture_default_str();
   app.add_option("--device", options.device,
                  "Vulkan device whose name contains SUBSTRING, case-insensitive (default: lavapipe, else the first)");
   app.add_flag("--json", options.json, "Print the report as one JSON object");
-  app.add_flag("--per-frame", options.per_frame, "With --json: every frame's first-use and submit times too");
+  app.add_option("--json-out", options.json_out, "Also write the JSON report to FILE (the text report stays on stdout)");
+  app.add_flag("--per-frame", options.per_frame, "In the JSON report: every frame's first-use and submit times too");
   app.add_option("--frames", options.frames, "Replay only the first N frames (0: all)");
   app.add_flag("--no-validation", options.no_validation,
                "Do not enable the validation layer (it slows pipeline creation; for timing runs)");

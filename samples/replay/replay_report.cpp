@@ -98,7 +98,9 @@ std::string text_report(const RunInfo& info, const std::vector<ModeResult>& mode
   }
   out += "\n";
   row("pipeline cache at start", [](const ModeResult& m) {
-    return m.driver_cache_bytes ? format("blob %.0f KiB", static_cast<double>(m.driver_cache_bytes) / 1024.0) : m.pipeline_cache;
+    if (m.driver_cache_bytes == 0) return m.pipeline_cache;
+    return m.driver_cache_bytes < 10240 ? "blob " + std::to_string(m.driver_cache_bytes) + " B"
+                                        : format("blob %.0f KiB", static_cast<double>(m.driver_cache_bytes) / 1024.0);
   });
   row("load ms (before frame 1, not a stall)", [&](const ModeResult& m) { return ms(m.load_ms); });
   row("  fallback pipelines created at load", [&](const ModeResult& m) { return count(m.load_fallback_pipelines); });

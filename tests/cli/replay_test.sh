@@ -3,7 +3,7 @@
 # samples/replay end to end on lavapipe: a bundle built from a capture of the first frames of a sample trace
 # (so that the replay meets captured states, uncaptured ones the fallback route serves, and uncaptured ones
 # that must be compiled), warmed with `shaderbake warm` when the CLI has it, then `shaderbake-replay --mode
-# all --json` over the whole trace under the validation layer. Checks that the numbers add up, that the
+# all --json` over the trace's first 30 frames under the validation layer. Checks that the numbers add up, that the
 # fallback route compiles and creates nothing at first use, that mode none compiles every first use, and
 # that the validation layer reported nothing.
 # Usage: replay_test.sh SHADERBAKE SHADERBAKE_REPLAY SOURCE_ROOT

@@ -37,6 +37,8 @@ check "the validation layer was on" test "$(field "$out" "d['validation_layer']"
 check "zero validation messages" test "$(field "$out" "len(d['validation_messages'])")" = 0
 check "every pipeline entry was created ($pipelines)" \
   test "$(field "$out" "(d['pipelines'], d['cold']['created'], d['cold']['failed'])")" = "($pipelines, $pipelines, 0)"
+check "the control pass created every pipeline cold again" \
+  test "$(field "$out" "(d['cold_again']['created'], d['cold_again']['failed'])")" = "($pipelines, 0)"
 check "every pipeline was created again from the stored blob" \
   test "$(field "$out" "(d['cached']['created'], d['cached']['failed'])")" = "($pipelines, 0)"
 check "the blob holds at least a VkPipelineCacheHeaderVersionOne" test "$(field "$out" "d['blob_bytes'] >= 32")" = True
@@ -82,10 +84,11 @@ check "inspect's summary names the device's blob" grep -q "driver caches: 1" "$t
 
 # ---- warming again, in place, replaces the blob of the same device ----
 cp "$tmp/w.sbk" "$tmp/twice.sbk"
-"$bin" warm "$tmp/twice.sbk" >"$tmp/twice.txt" 2>"$tmp/twice.err"
+"$bin" warm "$tmp/twice.sbk" --no-control >"$tmp/twice.txt" 2>"$tmp/twice.err"
 rc=$?
 check "warming in place exits 0 (got $rc; stderr: $(head -c 300 "$tmp/twice.err"))" test $rc -eq 0
 check "the text summary compares cold and cached medians" grep -q "median per pipeline: cold" "$tmp/twice.txt"
+check "--no-control skips the control pass" test "$(grep -c "cold again" "$tmp/twice.txt")" = 0
 check "warming again replaces the device's blob" grep -q "replaced the blob of this device" "$tmp/twice.txt"
 "$bin" inspect --json "$tmp/twice.sbk" >"$tmp/twice.json"
 check "one blob after warming twice" test "$(field "$tmp/twice.json" "len(d['driver_caches'])")" = 1
