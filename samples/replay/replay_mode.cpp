@@ -46,6 +46,31 @@ struct Resolved {
   Route route;
 };
 
+// A first use, in a renderer's order: the exact pipeline, then (admitted programs only) the fallback pipeline
+// with the packet, then the old way. `routes` is null in mode none. An uncovered program the exact emitter
+// cannot generate resolves to no pipeline.
+Result<Resolved> select_route(BundlePipelines* routes, CompiledPipelines& old_way, const sbk_nv2a_program& program,
+                              const sbk_host_state& host) {
+  Resolved r{};
+  if (routes) {
+    auto exact = routes->try_exact(program, host, &r.binding);
+    if (!exact) return std::move(exact).error();
+    r.route = Route::exact;
+    if (*exact) return r;
+    if (sbk_nv2a_admit(&program, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected program never takes it
+      auto fallback = routes->try_fallback(program, host, &r.binding);
+      if (!fallback) return std::move(fallback).error();
+      r.route = Route::fallback;
+      if (*fallback) return r;
+    }
+  }
+  r = Resolved{};
+  r.route = Route::uncovered;
+  auto compiled = old_way.create(program, host, &r.binding);
+  if (!compiled) return std::move(compiled).error();
+  return r;
+}
+
 std::string hex(const uint8_t* bytes, size_t n) {
   static const char* kDigits = "0123456789abcdef";
   std::string out;
@@ -163,26 +188,10 @@ Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const VulkanIns
           const uint64_t pipelines_before = factory.pipelines_created();
           const uint64_t compiles_before = old_way.shader_compiles();
           const auto start = Clock::now();
-          Resolved r{};
-          bool served = false;
-          if (routes) {
-            auto exact = routes->try_exact(program, host, &r.binding);
-            if (!exact) return std::move(exact).error();
-            served = *exact;
-            r.route = Route::exact;
-            if (!served && sbk_nv2a_admit(&program, nullptr) == SBK_NV2A_OK) {
-              auto fallback = routes->try_fallback(program, host, &r.binding);
-              if (!fallback) return std::move(fallback).error();
-              served = *fallback;
-              r.route = Route::fallback;
-            }
-          }
-          if (!served) {
-            r.route = Route::uncovered;
-            auto compiled = old_way.create(program, host, &r.binding);
-            if (!compiled) return std::move(compiled).error();
-            if (!*compiled) ++out.uncovered_failed;
-          }
+          auto selected = select_route(routes.get(), old_way, program, host);
+          if (!selected) return std::move(selected).error();
+          const Resolved r = *selected;
+          if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
           const double ms = ms_since(start);
           RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
           ++work.first_uses;
@@ -208,8 +217,8 @@ Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const VulkanIns
       out.draws += frame.count;
       ++out.frames;
     }
-    // Destroyed here, in reverse order: the renderer, the pipelines (factory), the cache, the bundle, the
-    // device. Messages reported while destroying (leaks) count too.
+    // Destroyed here, in reverse order of creation: the pipelines, layouts and modules (factory), the cache,
+    // the bundle, the renderer's resources, the device. Messages reported while destroying count too.
   }
   out.validation_messages = instance.messages() - messages_before;
   return out;
