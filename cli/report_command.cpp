@@ -123,7 +123,7 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
     for (const auto& m : replay["modes"]) {
       if (!m.is_object()) continue;
       auto field = [&](const char* name) {
-        const auto& s = m.contains("stall_ms") ? m["stall_ms"] : m;
+        const auto& s = m.contains("frame_first_use_ms") ? m["frame_first_use_ms"] : m.contains("stall_ms") ? m["stall_ms"] : m;
         return s.contains(name) ? s[name].dump() : std::string("-");
       };
       page += "<tr><td>" + html_escape(m.value("mode", std::string("?"))) + "</td><td>" + field("p50") + "</td><td>" +

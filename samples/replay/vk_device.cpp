@@ -9,9 +9,41 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SBK_REPLAY_PIN_LIBRARIES 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SBK_REPLAY_PIN_LIBRARIES 1
+#endif
+#endif
+#ifdef SBK_REPLAY_PIN_LIBRARIES
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace shaderbake::replay {
 
 namespace {
+
+#ifdef SBK_REPLAY_PIN_LIBRARIES
+// AddressSanitizer builds only (as lib/vulkan/context.cpp does): the loader unloads drivers and layers at
+// vkDestroyInstance, and LeakSanitizer then reports their own leaks from "<unknown module>", which no
+// suppression can match (tests/sanitizer/lsan.supp names the driver libraries). Every library loaded so far is
+// made RTLD_NODELETE, so it stays mapped, and named, until exit.
+void pin_loaded_libraries() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) -> int {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0')
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        return 0;
+      },
+      &names);
+  for (const std::string& name : names) dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+#else
+void pin_loaded_libraries() {}
+#endif
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
@@ -222,6 +254,7 @@ Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const VulkanInstance&
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   if (VkResult r = vkCreateFence(self->device_, &fence, nullptr, &self->fence_); r != VK_SUCCESS)
     return vulkan_error("vkCreateFence", r);
+  pin_loaded_libraries();
   return self;
 }
 
