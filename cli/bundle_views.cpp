@@ -4,17 +4,12 @@
 #include <cstdio>
 #include <string>
 
+#include "lib/core/hex.hpp"
 #include "lib/trace/vulkan_names.hpp"
 
 namespace shaderbake::cli {
 
 namespace {
-
-std::string hex32(uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08X", v);
-  return text;
-}
 
 const char* descriptor_type_name(uint32_t type) {
   switch (type) {
@@ -122,17 +117,17 @@ nlohmann::ordered_json nv2a_program_json(const sbk_nv2a_program& p) {
   static const char* const kFuncs[] = {"never", "less", "equal", "less_or_equal", "greater", "not_equal",
                                        "greater_or_equal", "always"};
   nlohmann::ordered_json out;
-  out["combiner_control"] = hex32(p.combiner_control);
+  out["combiner_control"] = hex_word(p.combiner_control);
   uint32_t stages = sbk_nv2a_stage_count(&p);
   if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
   for (const char* field : {"rgb_inputs", "rgb_outputs", "alpha_inputs", "alpha_outputs"}) out[field] = nlohmann::ordered_json::array();
   for (uint32_t i = 0; i < stages; ++i) {
-    out["rgb_inputs"].push_back(hex32(p.rgb_inputs[i]));
-    out["rgb_outputs"].push_back(hex32(p.rgb_outputs[i]));
-    out["alpha_inputs"].push_back(hex32(p.alpha_inputs[i]));
-    out["alpha_outputs"].push_back(hex32(p.alpha_outputs[i]));
+    out["rgb_inputs"].push_back(hex_word(p.rgb_inputs[i]));
+    out["rgb_outputs"].push_back(hex_word(p.rgb_outputs[i]));
+    out["alpha_inputs"].push_back(hex_word(p.alpha_inputs[i]));
+    out["alpha_outputs"].push_back(hex_word(p.alpha_outputs[i]));
   }
-  out["final_inputs"] = {hex32(p.final_inputs[0]), hex32(p.final_inputs[1])};
+  out["final_inputs"] = {hex_word(p.final_inputs[0]), hex_word(p.final_inputs[1])};
   out["texture_modes"] = nlohmann::ordered_json::array();
   out["texture_enabled"] = nlohmann::ordered_json::array();
   for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {

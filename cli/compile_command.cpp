@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <memory>
 #include <set>
 #include <thread>
 
+#include "cli/bundle_views.hpp"
 #include "cli/cache_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/plan/compile_plan.hpp"
@@ -26,38 +26,15 @@ namespace shaderbake::cli {
 
 namespace {
 
-// Writes through a temporary file and a rename, so a reader never sees half a file.
-bool write_atomic(const std::filesystem::path& path, const void* data, size_t size) {
-  const std::filesystem::path temp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size))) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  return !ec;
-}
-
-nlohmann::ordered_json reflection_json(const compile::Reflection& r) {
-  nlohmann::ordered_json out;
-  out["bindings"] = nlohmann::ordered_json::array();
-  for (const auto& b : r.bindings) {
-    nlohmann::ordered_json j;
-    j["set"] = b.set;
-    j["binding"] = b.binding;
-    j["kind"] = b.kind == compile::Reflection::Binding::Kind::sampled_image ? "sampled_image"
-                : b.kind == compile::Reflection::Binding::Kind::uniform_buffer ? "uniform_buffer" : "storage_buffer";
-    if (b.dim) j["dim"] = b.dim == 1 ? "2d" : b.dim == 2 ? "3d" : "cube";
-    if (b.size) j["size"] = b.size;
-    out["bindings"].push_back(j);
-  }
-  out["push_constant_size"] = r.push_constant_size;
-  out["inputs"] = nlohmann::ordered_json::array();
-  for (const auto& v : r.inputs) out["inputs"].push_back({{"location", v.location}, {"components", v.components}});
-  return out;
+// Writes one output file atomically (bundle::write_file_atomic); false after reporting why it could not.
+bool write_output(const std::filesystem::path& path, const void* data, size_t size) {
+  const Status written = bundle::write_file_atomic(path, {static_cast<const uint8_t*>(data), size});
+  if (!written) std::fprintf(stderr, "error: %s\n", written.error().to_string().c_str());
+  return static_cast<bool>(written);
 }
 
 }  // namespace
+
 
 int run_compile(const CompileOptions& options) {
   TerminalSink sink;
@@ -100,7 +77,7 @@ int run_compile(const CompileOptions& options) {
       if (!m.source.empty()) {
         const std::filesystem::path source_path = dir / "failed" / (m.key_hash.to_hex() + ".frag");
         std::filesystem::create_directories(source_path.parent_path(), ec);
-        write_atomic(source_path, m.source.data(), m.source.size());
+        if (!write_output(source_path, m.source.data(), m.source.size())) return kExitOutput;
         f["source"] = source_path.lexically_relative(dir).string();
       }
       manifest["failures"].push_back(f);
@@ -109,10 +86,8 @@ int run_compile(const CompileOptions& options) {
     const auto& words = m.module->spirv;
     const std::string content = KeyHash::of({reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4}).to_hex();
     const std::filesystem::path module_path = dir / "modules" / (content + ".spv");
-    if (written.insert(content).second && !write_atomic(module_path, words.data(), words.size() * 4)) {
-      std::fprintf(stderr, "error: %s: cannot write\n", module_path.string().c_str());
+    if (written.insert(content).second && !write_output(module_path, words.data(), words.size() * 4))
       return kExitOutput;
-    }
     nlohmann::ordered_json j;
     j["route"] = route;
     j["key"] = m.key_hash.to_hex();
@@ -121,10 +96,7 @@ int run_compile(const CompileOptions& options) {
     manifest["modules"].push_back(j);
   }
   const std::string text = manifest.dump(2) + "\n";
-  if (!write_atomic(dir / "manifest.json", text.data(), text.size())) {
-    std::fprintf(stderr, "error: %s: cannot write manifest.json\n", dir.string().c_str());
-    return kExitOutput;
-  }
+  if (!write_output(dir / "manifest.json", text.data(), text.size())) return kExitOutput;
 
   nlohmann::ordered_json summary;
   summary["modules_needed"] = plan.modules.size();

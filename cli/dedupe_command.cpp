@@ -12,6 +12,7 @@
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
@@ -121,23 +122,15 @@ class FirstUseLog final : public trace::DrawConsumer {
   std::vector<FirstUse> first_uses_;
 };
 
-void append_hex(std::string& out, std::span<const uint8_t> bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  for (const uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-}
-
 // The `shaderbake-keys/1` text (samples/client/README.md): a comment line, then one line per pair.
 std::string keys_text(const FirstUseLog& log, const trace::TraceReader& reader) {
   std::string out = "# shaderbake-keys/1\n";
   for (const FirstUseLog::FirstUse& use : log.first_uses()) {
     out += std::to_string(use.frame);
     out += ' ';
-    append_hex(out, reader.exact_keys().bytes(use.program));
+    append_hex_bytes(out, reader.exact_keys().bytes(use.program));
     out += ' ';
-    append_hex(out, reader.host_states().bytes(use.host));
+    append_hex_bytes(out, reader.host_states().bytes(use.host));
     out += '\n';
   }
   return out;

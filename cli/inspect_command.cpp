@@ -7,6 +7,7 @@
 #include "cli/bundle_views.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "lib/compile/reflection.hpp"
@@ -90,7 +91,7 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
       out["driver_caches"].push_back({{"vendor_id", e.identity.vendor_id},
                                       {"device_id", e.identity.device_id},
                                       {"driver_version", e.identity.driver_version},
-                                      {"pipeline_cache_uuid", bundle::to_hex(e.identity.pipeline_cache_uuid)},
+                                      {"pipeline_cache_uuid", hex_bytes(e.identity.pipeline_cache_uuid)},
                                       {"bytes", e.data.size()}});
     if (!read.problems.empty()) out["driver_cache_problems"] = read.problems;
   }
@@ -131,7 +132,7 @@ nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entr
   const std::span<const uint8_t> key(e.key, e.key_size);
   out["kind"] = kind_name(e.kind);
   out["key_hash"] = KeyHash::of(key).to_hex();
-  out["key"] = bundle::to_hex(key);
+  out["key"] = hex_bytes(key);
   out["status"] = status_name(e.status);
   if (e.kind == SBK_KEY_KIND_EXACT) {
     sbk_nv2a_program program;
@@ -181,7 +182,7 @@ int run_inspect(const InspectOptions& options) {
   auto file = bundle::BundleFile::open(options.bundle);
   if (!file) {
     std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
-    return file.error().kind == ErrorKind::io ? kExitBadInput : kExitBadInput;
+    return kExitBadInput;
   }
   if (options.key.empty() && !options.list) {
     const auto summary = summary_json(*file);

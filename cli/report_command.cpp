@@ -2,8 +2,10 @@
 // shaderbake report coverage | rejections: the packager's questions, answered from a bundle and traces.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -39,8 +41,8 @@ std::vector<std::string> traces_to_read(const bundle::BundleFile& file, const st
         if (input.is_object() && input.contains("path") && input["path"].is_string()) out.push_back(input["path"]);
   }
   for (const std::string& path : out) {
-    std::ifstream probe(path);
-    if (!probe) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
       *error = "the bundle was built from " + path + ", which cannot be read here; pass --traces";
       return {};
     }
@@ -261,21 +263,28 @@ int run_report_rejections(const ReportOptions& options) {
   const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
   bool have_draws = false;
   if (!traces.empty()) {
+    // Draws of the rejected keys, by reason: a program's reason is looked up once, on its first draw.
     class DrawsPerReason final : public trace::DrawConsumer {
      public:
       DrawsPerReason(const trace::TraceReader& reader, const std::map<std::string, std::string>& reason_of_key,
                      std::map<std::string, Reason>& reasons)
           : reader_(reader), reason_of_key_(reason_of_key), reasons_(reasons) {}
       void on_draw(const trace::DrawEvent& draw) override {
-        const auto key = reader_.exact_keys().bytes(draw.program);
-        const auto it = reason_of_key_.find(std::string(key.begin(), key.end()));
-        if (it != reason_of_key_.end()) ++reasons_[it->second].draws;
+        if (draw.program >= reason_of_program_.size()) reason_of_program_.resize(draw.program + 1);
+        std::optional<Reason*>& reason = reason_of_program_[draw.program];
+        if (!reason) {
+          const auto key = reader_.exact_keys().bytes(draw.program);
+          const auto it = reason_of_key_.find(std::string(key.begin(), key.end()));
+          reason = it == reason_of_key_.end() ? nullptr : &reasons_[it->second];
+        }
+        if (*reason) ++(*reason)->draws;
       }
 
      private:
       const trace::TraceReader& reader_;
       const std::map<std::string, std::string>& reason_of_key_;
       std::map<std::string, Reason>& reasons_;
+      std::vector<std::optional<Reason*>> reason_of_program_;  // empty: not looked up yet; nullptr: not rejected
     };
     TerminalSink sink;
     nv2a::Nv2aGuestModel model;

@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
@@ -25,12 +26,6 @@ namespace shaderbake::cli {
 namespace {
 
 using nlohmann::ordered_json;
-
-std::string hex32(uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", v);
-  return text;
-}
 
 // driverVersion is packed the vendor's way: NVIDIA 10.8.8.6 bits (580.159.04), everyone else as
 // VK_MAKE_API_VERSION.
@@ -235,7 +230,7 @@ int run_warm(const WarmOptions& options) {
                    {"device_id", blob.identity.device_id},
                    {"driver_version", blob.identity.driver_version},
                    {"driver_version_text", driver_version_text(blob.identity.vendor_id, blob.identity.driver_version)},
-                   {"pipeline_cache_uuid", bundle::to_hex(blob.identity.pipeline_cache_uuid)}};
+                   {"pipeline_cache_uuid", hex_bytes(blob.identity.pipeline_cache_uuid)}};
   out["validation_layer"] = validation;
   out["validation_messages"] = messages;
   out["pipelines"] = cold_run.pipelines.size();
@@ -271,9 +266,9 @@ int run_warm(const WarmOptions& options) {
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("device: %s (vendor %s, device %s, driver %s = %s, pipelineCacheUUID %s)%s\n", device_name.c_str(),
-                hex32(blob.identity.vendor_id).c_str(), hex32(blob.identity.device_id).c_str(),
+                hex_word(blob.identity.vendor_id).c_str(), hex_word(blob.identity.device_id).c_str(),
                 driver_version_text(blob.identity.vendor_id, blob.identity.driver_version).c_str(),
-                hex32(blob.identity.driver_version).c_str(), bundle::to_hex(blob.identity.pipeline_cache_uuid).c_str(),
+                hex_word(blob.identity.driver_version).c_str(), hex_bytes(blob.identity.pipeline_cache_uuid).c_str(),
                 validation ? " with VK_LAYER_KHRONOS_validation" : "");
     auto line = [](const char* label, const ordered_json& t, size_t total) {
       std::printf("%s: %s of %zu pipelines created, %s failed; vkCreateGraphicsPipelines %.1f ms in all, "

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "lib/core/hex.hpp"
+
 namespace shaderbake::bundle {
 
 namespace {
@@ -18,17 +20,6 @@ const char* reason_of(sbk_result r) {
 }
 
 }  // namespace
-
-std::string to_hex(std::span<const uint8_t> bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
-}
 
 Error BundleFile::error(sbk_result result, const std::string& what) const {
   Error e;
@@ -113,7 +104,7 @@ std::vector<sbk_entry> BundleFile::find_by_hex(const std::string& hex) const {
     sbk_entry e;
     if (sbk_bundle_entry_at(&bundle_, i, &e) != SBK_OK) continue;
     const std::span<const uint8_t> key(e.key, e.key_size);
-    if (KeyHash::of(key).to_hex().starts_with(hex) || to_hex(key) == hex) out.push_back(e);
+    if (KeyHash::of(key).to_hex().starts_with(hex) || hex_bytes(key) == hex) out.push_back(e);
   }
   return out;
 }

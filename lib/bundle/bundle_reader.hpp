@@ -51,7 +51,4 @@ class BundleFile {
   std::string path_;
 };
 
-// Lower-case hex of bytes.
-std::string to_hex(std::span<const uint8_t> bytes);
-
 }  // namespace shaderbake::bundle

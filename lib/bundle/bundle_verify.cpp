@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "lib/bundle/bundle_verify.hpp"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <span>
 
-#include "lib/compile/reflection.hpp"
-#include "lib/compile/spirv_tools.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "lib/bundle/layout_contract.hpp"
+#include "lib/compile/reflection.hpp"
+#include "lib/compile/spirv_tools.hpp"
+#include "lib/core/little_endian.hpp"
 
 namespace shaderbake::bundle {
 
 namespace {
-
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-uint32_t get_u32(const uint8_t* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t(p[3]) << 24); }
 
 // The execution model of a module's first OpEntryPoint as a VkShaderStageFlagBits, or 0.
 uint32_t entry_point_stage(const std::vector<uint32_t>& words) {
@@ -61,8 +56,7 @@ bool same_layout(const sbk_layout& stored, const LayoutContract& wanted) {
 
 std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
   const sbk_bundle& b = file.handle();
-  std::vector<VerifyCheck> checks;
-  checks.reserve(6);  // the references below must stay valid
+  std::deque<VerifyCheck> checks;  // a deque: the references each check keeps stay valid as checks are added
 
   VerifyCheck& sections = checks.emplace_back(VerifyCheck{"sections", 1, {}});
   if (sbk_bundle_check_sections(&b) != SBK_OK) sections.failures.push_back("a section checksum does not match");
@@ -73,14 +67,14 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
   {
     uint64_t size = 0;
     const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_INDEX, &size);
-    const uint32_t bits = get_u32(section + 4);
+    const uint32_t bits = load_u32_le(section + 4);
     const uint64_t prefix = 16 + ((4 * ((uint64_t{1} << bits) + 1) + 7) & ~uint64_t{7});
     KeyHash previous_hash;
     std::vector<uint8_t> previous_key;
     for (uint32_t i = 0; i < entries.size(); ++i) {
       ++index.checked;
       const uint8_t* e = section + prefix + uint64_t{i} * SBK_BUNDLE_INDEX_ENTRY_SIZE;
-      const KeyHash stored{get_u64(e), get_u64(e + 8)};
+      const KeyHash stored{load_u64_le(e), load_u64_le(e + 8)};
       auto entry = file.entry(i);
       if (!entry) {
         index.failures.push_back("entry " + std::to_string(i) + ": " + entry.error().message);
@@ -99,7 +93,7 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
       previous_hash = actual;
       previous_key = key_bytes;
       const uint64_t bucket = bits ? actual.high >> (64 - bits) : 0;
-      const uint32_t first = get_u32(section + 16 + 4 * bucket), last = get_u32(section + 16 + 4 * (bucket + 1));
+      const uint32_t first = load_u32_le(section + 16 + 4 * bucket), last = load_u32_le(section + 16 + 4 * (bucket + 1));
       if (i < first || i >= last)
         index.failures.push_back("entry " + std::to_string(i) + ": the directory does not send its bucket here");
       sbk_entry found;
@@ -227,7 +221,7 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
                                          ": the loader hands out other bytes than the entry names");
     }
   }
-  return checks;
+  return {checks.begin(), checks.end()};
 }
 
 }  // namespace shaderbake::bundle

@@ -12,11 +12,17 @@
 #include <atomic>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <thread>
+
+#include "lib/core/little_endian.hpp"
 
 namespace shaderbake::bundle {
 
 namespace {
+
+// Dictionary training (fastCover) parameters: fixed, so training is deterministic; part of the memo identity.
+constexpr uint32_t kTrainK = 2000, kTrainD = 8, kTrainF = 20;
 
 // Little-endian byte writer; every field is written one by one (never a struct's memory).
 class ByteWriter {
@@ -73,9 +79,9 @@ std::vector<uint8_t> train_dictionary(const std::vector<const std::vector<uint32
   std::vector<uint8_t> dict(capacity);
   ZDICT_fastCover_params_t params;
   std::memset(&params, 0, sizeof params);
-  params.k = 2000;
-  params.d = 8;
-  params.f = 20;
+  params.k = kTrainK;
+  params.d = kTrainD;
+  params.f = kTrainF;
   params.accel = 1;
   params.nbThreads = 1;
   params.zParams.compressionLevel = 19;
@@ -137,20 +143,20 @@ Result<CompressedModules> compress_modules(const std::vector<const std::vector<u
 
 // What the compression of `modules` depends on: zstd's version, the options, and each module's content hash
 // and size, in module order.
-std::vector<uint8_t> compression_identity(const std::vector<const std::vector<uint32_t>*>& modules,
+std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
+                                          const std::vector<const std::vector<uint32_t>*>& modules,
                                           const WriteOptions& options) {
   ByteWriter w;
-  const std::string tag = "shaderbake-bundle-compression/1 fastcover k=2000 d=8 f=20";
+  const std::string_view tag = "shaderbake-bundle-compression/1 fastcover";
   w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
-  w.u32(ZSTD_versionNumber());
-  w.u32(static_cast<uint32_t>(options.compression_level));
+  for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
+    w.u32(v);
   w.u64(options.dictionary_capacity);
   w.u64(modules.size());
-  for (const auto* words : modules) {
-    const KeyHash h = KeyHash::of(as_bytes(*words));
-    w.u64(h.low);
-    w.u64(h.high);
-    w.u64(words->size());
+  for (size_t i = 0; i < modules.size(); ++i) {
+    w.u64(ids[i].content.low);
+    w.u64(ids[i].content.high);
+    w.u64(modules[i]->size());
   }
   return std::move(w.data());
 }
@@ -169,16 +175,15 @@ std::vector<uint8_t> encode_compression(const CompressedModules& c) {
 }
 
 // The memo's compression of `modules`, only if every frame decodes to exactly its module's bytes.
-std::optional<CompressedModules> recall_compression(CompressionMemo& memo,
+std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::span<const uint8_t> identity,
                                                     const std::vector<const std::vector<uint32_t>*>& modules,
-                                                    const WriteOptions& options, bool* hit) {
-  const auto bytes = memo.find(compression_identity(modules, options));
+                                                    bool* hit) {
+  const auto bytes = memo.find(identity);
   if (!bytes) return std::nullopt;
   size_t at = 0;
   auto take_u32 = [&](uint32_t* v) {
     if (bytes->size() - at < 4) return false;
-    *v = 0;
-    for (int i = 3; i >= 0; --i) *v = (*v << 8) | (*bytes)[at + i];
+    *v = load_u32_le(bytes->data() + at);
     at += 4;
     return true;
   };
@@ -221,15 +226,19 @@ ModuleId BundleBuilder::add_module(uint32_t vk_stage, std::span<const uint32_t> 
   return id;
 }
 
+BundleBuilder::Entry& BundleBuilder::new_entry(std::span<const uint8_t> key) {
+  Entry& e = entries_.emplace_back();
+  e.key.assign(key.begin(), key.end());
+  e.hash = KeyHash::of(key);
+  return e;
+}
+
 void BundleBuilder::add_specialization(std::span<const uint8_t> exact_key, uint32_t status,
                                        std::optional<ModuleId> fragment, uint32_t rejection) {
-  Entry e;
-  e.key.assign(exact_key.begin(), exact_key.end());
-  e.hash = KeyHash::of(exact_key);
+  Entry& e = new_entry(exact_key);
   e.status = status;
   e.fragment = fragment;
   e.rejection = rejection;
-  entries_.push_back(std::move(e));
 }
 
 void BundleBuilder::add_family(std::span<const uint8_t> family_key, uint32_t status, std::optional<ModuleId> fragment) {
@@ -238,13 +247,10 @@ void BundleBuilder::add_family(std::span<const uint8_t> family_key, uint32_t sta
 
 void BundleBuilder::add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId vertex, ModuleId fragment,
                                  const LayoutContract& layout) {
-  Entry e;
-  e.key.assign(pipeline_key.begin(), pipeline_key.end());
-  e.hash = KeyHash::of(pipeline_key);
+  Entry& e = new_entry(pipeline_key);
   e.fragment = fragment;
   e.vertex = vertex;
   e.layout = layout;
-  entries_.push_back(std::move(e));
 }
 
 Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& options, WriteStats* stats) const {
@@ -261,9 +267,11 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
       return Error{ErrorKind::internal, "duplicate_key", "key " + entries[i]->hash.to_hex() + " added twice", {}};
   std::map<ModuleId, uint32_t> module_index;
   std::vector<const std::vector<uint32_t>*> module_words;
+  std::vector<ModuleId> module_ids;
   for (const auto& [id, m] : modules_) {
     module_index.emplace(id, static_cast<uint32_t>(module_index.size()));
     module_words.push_back(&m.words);
+    module_ids.push_back(id);
   }
   std::map<LayoutContract, uint32_t> layout_index;
   for (const Entry* e : entries)
@@ -282,13 +290,15 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
 
   // ---- modules: dictionary, then one frame each (remembered by the memo between builds) ----
   bool memo_hit = false;
-  auto compressed = options.memo ? recall_compression(*options.memo, module_words, options, &memo_hit)
+  const std::vector<uint8_t> memo_identity =
+      options.memo ? compression_identity(module_ids, module_words, options) : std::vector<uint8_t>();
+  auto compressed = options.memo ? recall_compression(*options.memo, memo_identity, module_words, &memo_hit)
                                  : std::optional<CompressedModules>();
   if (!compressed) {
     auto fresh = compress_modules(module_words, options);
     if (!fresh) return std::move(fresh).error();
     compressed = std::move(*fresh);
-    if (options.memo) options.memo->put(compression_identity(module_words, options), encode_compression(*compressed));
+    if (options.memo) options.memo->put(memo_identity, encode_compression(*compressed));
   }
   const std::vector<uint8_t>& dictionary = compressed->dictionary;
   const std::vector<std::vector<uint8_t>>& frames = compressed->frames;

@@ -111,6 +111,8 @@ class BundleBuilder {
     uint32_t rejection = 0;
   };
 
+  Entry& new_entry(std::span<const uint8_t> key);
+
   BundleIdentity identity_;
   std::map<ModuleId, Module> modules_;
   std::vector<Entry> entries_;

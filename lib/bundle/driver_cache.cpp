@@ -8,28 +8,15 @@
 
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
+#include "lib/core/hex.hpp"
+#include "lib/core/little_endian.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::bundle {
 
 namespace {
 
-uint32_t get_u32(const uint8_t* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t(p[3]) << 24); }
-uint64_t get_u64(const uint8_t* p) { return get_u32(p) | (uint64_t{get_u32(p + 4)} << 32); }
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  put_u32(out, static_cast<uint32_t>(v));
-  put_u32(out, static_cast<uint32_t>(v >> 32));
-}
 uint64_t align8(uint64_t v) { return (v + 7) & ~uint64_t{7}; }
-
-std::string hex32(uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%x", v);
-  return text;
-}
 
 Error bundle_error(std::string reason, std::string message) {
   return Error{ErrorKind::bad_input, std::move(reason), std::move(message), {}};
@@ -55,8 +42,8 @@ constexpr uint64_t kEntrySize = SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
 }  // namespace
 
 std::string to_string(const DriverIdentity& identity) {
-  return "vendor " + hex32(identity.vendor_id) + " device " + hex32(identity.device_id) + " driver " +
-         hex32(identity.driver_version) + " uuid " + to_hex(identity.pipeline_cache_uuid);
+  return "vendor " + hex_word(identity.vendor_id) + " device " + hex_word(identity.device_id) + " driver " +
+         hex_word(identity.driver_version) + " uuid " + hex_bytes(identity.pipeline_cache_uuid);
 }
 
 Status check_pipeline_cache_header(std::span<const uint8_t> data, const DriverIdentity& identity) {
@@ -64,18 +51,18 @@ Status check_pipeline_cache_header(std::span<const uint8_t> data, const DriverId
   // u32 vendorID, u32 deviceID, u8[16] pipelineCacheUUID.
   auto fail = [](std::string what) { return bundle_error("driver_cache_header", "pipeline cache data " + what); };
   if (data.size() < 32) return fail("of " + std::to_string(data.size()) + " bytes is shorter than its 32-byte header");
-  const uint32_t header_size = get_u32(data.data()), version = get_u32(data.data() + 4);
+  const uint32_t header_size = load_u32_le(data.data()), version = load_u32_le(data.data() + 4);
   if (header_size < 32 || header_size > data.size())
     return fail("states a header size of " + std::to_string(header_size) + " bytes (32 to " +
                 std::to_string(data.size()) + " expected)");
   if (version != 1) return fail("has header version " + std::to_string(version) + " (1 expected)");
-  if (get_u32(data.data() + 8) != identity.vendor_id)
-    return fail("is for vendor " + hex32(get_u32(data.data() + 8)) + ", not " + hex32(identity.vendor_id));
-  if (get_u32(data.data() + 12) != identity.device_id)
-    return fail("is for device " + hex32(get_u32(data.data() + 12)) + ", not " + hex32(identity.device_id));
+  if (load_u32_le(data.data() + 8) != identity.vendor_id)
+    return fail("is for vendor " + hex_word(load_u32_le(data.data() + 8)) + ", not " + hex_word(identity.vendor_id));
+  if (load_u32_le(data.data() + 12) != identity.device_id)
+    return fail("is for device " + hex_word(load_u32_le(data.data() + 12)) + ", not " + hex_word(identity.device_id));
   if (!std::equal(identity.pipeline_cache_uuid.begin(), identity.pipeline_cache_uuid.end(), data.data() + 16))
-    return fail("has pipelineCacheUUID " + to_hex(data.subspan(16, 16)) + ", not " +
-                to_hex(identity.pipeline_cache_uuid));
+    return fail("has pipelineCacheUUID " + hex_bytes(data.subspan(16, 16)) + ", not " +
+                hex_bytes(identity.pipeline_cache_uuid));
   return ok_status();
 }
 
@@ -86,7 +73,7 @@ DriverCacheSection read_driver_cache_section(std::span<const uint8_t> section) {
                            " bytes, shorter than its 8-byte header");
     return out;
   }
-  const uint64_t count = get_u32(section.data());
+  const uint64_t count = load_u32_le(section.data());
   if (count > (section.size() - kSectionHeader) / kEntrySize) {
     out.problems.push_back(std::to_string(count) + " entries do not fit in a section of " +
                            std::to_string(section.size()) + " bytes");
@@ -97,12 +84,12 @@ DriverCacheSection read_driver_cache_section(std::span<const uint8_t> section) {
   for (uint64_t i = 0; i < count; ++i) {
     const uint8_t* e = section.data() + kSectionHeader + i * kEntrySize;
     DriverCacheEntry entry;
-    entry.identity.vendor_id = get_u32(e);
-    entry.identity.device_id = get_u32(e + 4);
-    entry.identity.driver_version = get_u32(e + 8);
+    entry.identity.vendor_id = load_u32_le(e);
+    entry.identity.device_id = load_u32_le(e + 4);
+    entry.identity.driver_version = load_u32_le(e + 8);
     std::memcpy(entry.identity.pipeline_cache_uuid.data(), e + 16, 16);
-    entry.offset = get_u64(e + 32);
-    const uint64_t size = get_u64(e + 40);
+    entry.offset = load_u64_le(e + 32);
+    const uint64_t size = load_u64_le(e + 40);
     const std::string name = "driver cache " + std::to_string(i) + " (" + to_string(entry.identity) + ")";
     if (i > 0 && !(previous < entry.identity))
       out.problems.push_back(name + ": not after the entry before it (out of order, or the same device twice)");
@@ -140,17 +127,17 @@ Result<std::vector<uint8_t>> encode_driver_cache_section(std::vector<DriverCache
     }
   }
   std::vector<uint8_t> out;
-  put_u32(out, static_cast<uint32_t>(blobs.size()));
-  put_u32(out, 0);
+  append_u32_le(out, static_cast<uint32_t>(blobs.size()));
+  append_u32_le(out, 0);
   uint64_t offset = kSectionHeader + blobs.size() * kEntrySize;
   for (const DriverCacheBlob& blob : blobs) {
-    put_u32(out, blob.identity.vendor_id);
-    put_u32(out, blob.identity.device_id);
-    put_u32(out, blob.identity.driver_version);
-    put_u32(out, 0);
+    append_u32_le(out, blob.identity.vendor_id);
+    append_u32_le(out, blob.identity.device_id);
+    append_u32_le(out, blob.identity.driver_version);
+    append_u32_le(out, 0);
     out.insert(out.end(), blob.identity.pipeline_cache_uuid.begin(), blob.identity.pipeline_cache_uuid.end());
-    put_u64(out, offset);
-    put_u64(out, blob.data.size());
+    append_u64_le(out, offset);
+    append_u64_le(out, blob.data.size());
     offset = align8(offset + blob.data.size());
   }
   for (const DriverCacheBlob& blob : blobs) {
@@ -179,28 +166,28 @@ Result<std::vector<uint8_t>> with_driver_cache(std::span<const uint8_t> bundle_b
                         "a section checksum does not match: the bundle is damaged (run 'shaderbake verify' on it, "
                         "and rebuild it)");
   const uint8_t* h = bytes.data();
-  const uint32_t header_size = get_u32(h + 12), section_count = get_u32(h + 24), flags = get_u32(h + 28);
+  const uint32_t header_size = load_u32_le(h + 12), section_count = load_u32_le(h + 24), flags = load_u32_le(h + 28);
   if (header_size != SBK_BUNDLE_HEADER_SIZE || flags != 0)
     return bundle_error("bundle_unsupported", "the bundle's header (" + std::to_string(header_size) +
-                                                  " bytes, flags " + hex32(flags) +
+                                                  " bytes, flags " + hex_word(flags) +
                                                   ") has fields this version of shaderbake cannot carry over; "
                                                   "warm it with the shaderbake that wrote it");
   BundleHeader header;
-  header.format_minor = static_cast<uint16_t>(h[10] | (h[11] << 8));
+  header.format_minor = static_cast<uint16_t>(load_u16_le(h + 10));
   std::memcpy(header.toolchain_digest.data(), h + 32, 16);
   header.guest = h[48];
-  header.key_schema = static_cast<uint16_t>(h[50] | (h[51] << 8));
+  header.key_schema = static_cast<uint16_t>(load_u16_le(h + 50));
 
   std::map<uint32_t, std::span<const uint8_t>> sections;
   std::vector<DriverCacheBlob> blobs;
   for (uint32_t i = 0; i < section_count; ++i) {
     const uint8_t* e = h + header_size + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
-    const uint32_t type = get_u32(e), section_flags = get_u32(e + 4);
+    const uint32_t type = load_u32_le(e), section_flags = load_u32_le(e + 4);
     // open checked that the section lies inside the file.
-    const std::span<const uint8_t> section = bytes.subspan(get_u64(e + 8), get_u64(e + 16));
+    const std::span<const uint8_t> section = bytes.subspan(load_u64_le(e + 8), load_u64_le(e + 16));
     if (section_flags != 0)
       return bundle_error("bundle_unsupported", "section type " + std::to_string(type) + " has flags " +
-                                                    hex32(section_flags) + " this version of shaderbake cannot carry over");
+                                                    hex_word(section_flags) + " this version of shaderbake cannot carry over");
     if (type != SBK_SECTION_DRIVER_CACHE) {
       sections.emplace(type, section);
       continue;

@@ -18,12 +18,14 @@
 #include <utility>
 
 #include "lib/compile/reflection.hpp"
+#include "lib/core/little_endian.hpp"
 
 namespace shaderbake::cache {
 
 namespace {
 
 constexpr uint8_t kEntryMagic[4] = {'S', 'B', 'K', 'C'};
+constexpr uint8_t kBlobMagic[4] = {'S', 'B', 'K', 'B'};
 constexpr uint32_t kSpirvMagic = 0x07230203;
 constexpr size_t kSpirvHeaderWords = 5;
 // Far above any real entry (a module of megabytes would be extraordinary): a bound on what a load reads and
@@ -33,25 +35,8 @@ constexpr char kEntrySuffix[] = ".sbkc";
 constexpr char kTempInfix[] = ".sbkc.tmp.";
 constexpr auto kStaleTempAge = std::chrono::hours(1);
 
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-uint32_t get_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 void put_field(std::vector<uint8_t>& out, const void* data, size_t size) {
-  put_u64(out, size);
+  append_u64_le(out, size);
   const auto* bytes = static_cast<const uint8_t*>(data);
   out.insert(out.end(), bytes, bytes + size);
 }
@@ -125,9 +110,9 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
                                         std::string_view source, std::string_view toolchain) {
   ArtifactIdentity id;
   id.bytes_.reserve(5 * 8 + 4 + 1 + emitter_id.size() + source.size() + toolchain.size());
-  uint8_t version[4];
-  for (int i = 0; i < 4; ++i) version[i] = static_cast<uint8_t>(kCacheFormatVersion >> (8 * i));
-  put_field(id.bytes_, version, sizeof version);
+  std::vector<uint8_t> version;
+  append_u32_le(version, kCacheFormatVersion);
+  put_field(id.bytes_, version.data(), version.size());
   put_field(id.bytes_, emitter_id.data(), emitter_id.size());
   const auto stage_byte = static_cast<uint8_t>(stage);
   put_field(id.bytes_, &stage_byte, 1);
@@ -141,19 +126,17 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
 // Entry file, all integers little-endian, written and read field by field:
 //
 //   offset      size   field
-//   0           4      magic "SBKC"
+//   0           4      magic "SBKC" (modules) or "SBKB" (blobs)
 //   4           4      format version (kCacheFormatVersion)
 //   8           8      identity byte count N
 //   16          N      identity bytes (ArtifactIdentity::bytes(): the full identity, compared on every hit)
-//   16+N        8      SPIR-V word count W
-//   24+N        4*W    SPIR-V words
-//   24+N+4W     8      XXH3-64 (seed 0) of every byte before it
+//   16+N        8      payload count W: SPIR-V words (modules) or bytes (blobs)
+//   24+N        P      the payload: P = 4W bytes of SPIR-V words (modules), or W bytes (blobs)
+//   24+N+P      8      XXH3-64 (seed 0) of every byte before it
 //
-// 32+N+4W bytes in all; anything after the checksum is trailing data. Reflection is not stored: it is
-// recomputed from the words on load, so it can never disagree with them.
+// Anything after the checksum is trailing data. Reflection is not stored: it is recomputed from the words on
+// load, so it can never disagree with them.
 namespace {
-
-constexpr uint8_t kBlobMagic[4] = {'S', 'B', 'K', 'B'};
 
 // The shared frame of module and blob entries: magic, version, identity, a u64 count of payload units of
 // `unit` bytes (4 for SPIR-V words, 1 for blob bytes), the payload, the checksum.
@@ -163,12 +146,12 @@ std::vector<uint8_t> encode_framed(const uint8_t (&magic)[4], const ArtifactIden
   std::vector<uint8_t> out;
   out.reserve(32 + id.size() + payload.size());
   out.insert(out.end(), std::begin(magic), std::end(magic));
-  put_u32(out, kCacheFormatVersion);
-  put_u64(out, id.size());
+  append_u32_le(out, kCacheFormatVersion);
+  append_u64_le(out, id.size());
   out.insert(out.end(), id.begin(), id.end());
-  put_u64(out, payload.size() / unit);
+  append_u64_le(out, payload.size() / unit);
   out.insert(out.end(), payload.begin(), payload.end());
-  put_u64(out, XXH3_64bits(out.data(), out.size()));
+  append_u64_le(out, XXH3_64bits(out.data(), out.size()));
   return out;
 }
 
@@ -183,21 +166,21 @@ Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, co
   if (size < 4) return truncated("magic");
   if (std::memcmp(p, magic, 4) != 0) return entry_error("entry_bad_magic", identity, "not a cache entry");
   if (size < 8) return truncated("version");
-  if (const uint32_t version = get_u32(p + 4); version != kCacheFormatVersion)
+  if (const uint32_t version = load_u32_le(p + 4); version != kCacheFormatVersion)
     return entry_error("entry_bad_version", identity, "format version " + std::to_string(version));
   if (size < 16) return truncated("identity size");
   // Every size below is checked against the bytes that remain, by subtraction: nothing can overflow.
-  const uint64_t identity_size = get_u64(p + 8);
+  const uint64_t identity_size = load_u64_le(p + 8);
   if (identity_size > size - 16) return truncated("identity");
   const uint64_t payload_at = 16 + identity_size;
   if (size - payload_at < 8) return truncated("payload size");
-  const uint64_t count = get_u64(p + payload_at);
+  const uint64_t count = load_u64_le(p + payload_at);
   if (count > (size - payload_at - 8) / unit) return truncated("payload");
   const uint64_t checksum_at = payload_at + 8 + unit * count;
   if (size - checksum_at < 8) return truncated("checksum");
   if (size - checksum_at > 8)
     return entry_error("entry_trailing_data", identity, std::to_string(size - checksum_at - 8) + " bytes after the checksum");
-  if (get_u64(p + checksum_at) != XXH3_64bits(p, checksum_at))
+  if (load_u64_le(p + checksum_at) != XXH3_64bits(p, checksum_at))
     return entry_error("entry_checksum_mismatch", identity, "checksum mismatch");
   const std::vector<uint8_t>& expected = identity.bytes();
   if (identity_size != expected.size() || std::memcmp(p + 16, expected.data(), expected.size()) != 0)
@@ -207,23 +190,10 @@ Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, co
 
 }  // namespace
 
-// Entry file, all integers little-endian, written and read field by field:
-//
-//   offset      size   field
-//   0           4      magic "SBKC" (modules) or "SBKB" (blobs)
-//   4           4      format version (kCacheFormatVersion)
-//   8           8      identity byte count N
-//   16          N      identity bytes (ArtifactIdentity::bytes(): the full identity, compared on every hit)
-//   16+N        8      payload count W: SPIR-V words (modules) or bytes (blobs)
-//   24+N        4W/W   the payload: SPIR-V words, or the blob's bytes
-//   24+N+P      8      XXH3-64 (seed 0) of every byte before it
-//
-// Anything after the checksum is trailing data. Reflection is not stored: it is recomputed from the words on
-// load, so it can never disagree with them.
 std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv) {
   std::vector<uint8_t> words;
   words.reserve(spirv.size() * 4);
-  for (uint32_t word : spirv) put_u32(words, word);
+  for (uint32_t word : spirv) append_u32_le(words, word);
   return encode_framed(kEntryMagic, identity, words, 4);
 }
 
@@ -231,7 +201,7 @@ Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const 
   auto payload = decode_framed(file, kEntryMagic, identity, 4);
   if (!payload) return std::move(payload).error();
   std::vector<uint32_t> words(payload->size() / 4);
-  for (size_t i = 0; i < words.size(); ++i) words[i] = get_u32(payload->data() + 4 * i);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = load_u32_le(payload->data() + 4 * i);
   if (words.size() < kSpirvHeaderWords || words[0] != kSpirvMagic)
     return entry_error("entry_not_spirv", identity, "the words are not a SPIR-V module");
   return words;

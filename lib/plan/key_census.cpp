@@ -1,33 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "lib/plan/key_census.hpp"
 
-#include <array>
-
+#include "lib/core/pipeline_key.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::plan {
-
-namespace {
-
-uint32_t intern_pipeline_key(KeyInterner& keys, uint8_t route, std::span<const uint8_t> fragment_key,
-                             const sbk_host_state& host) {
-  std::array<uint8_t, SBK_PIPELINE_KEY_MAX_SIZE(SBK_NV2A_EXACT_KEY_SIZE)> small{};
-  std::vector<uint8_t> large;
-  uint8_t* out = small.data();
-  size_t capacity = small.size();
-  size_t size = 0;
-  sbk_result r = sbk_encode_pipeline_key(route, fragment_key.data(), fragment_key.size(), &host, out, capacity, &size);
-  if (r == SBK_ERROR_BUFFER_TOO_SMALL) {  // a guest model with keys larger than nv2a's
-    large.resize(size);
-    r = sbk_encode_pipeline_key(route, fragment_key.data(), fragment_key.size(), &host, large.data(), large.size(), &size);
-    out = large.data();
-  }
-  // The reader only hands on host states that sbk_encode_host_state accepted.
-  if (r != SBK_OK) return KeyInterner::kAbsent;
-  return keys.intern({out, size}).index;
-}
-
-}  // namespace
 
 void KeyCensus::on_draw(const trace::DrawEvent& draw) {
   ++draws_;
@@ -60,7 +37,9 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
     }
   }
   const sbk_host_state& host_state = reader_.host_state(host);
-  intern_pipeline_key(pipeline_keys_, SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state);
+  // The reader only hands on host states the header accepted, so encoding cannot fail.
+  if (encode_pipeline_key(SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state, key_buffer_))
+    pipeline_keys_.intern(key_buffer_);
   // Only admitted programs have a fallback route: a rejected one contributes no family and no fallback pipeline.
   if (!reader_.program_rejection()[program].empty()) return;
   const uint32_t family = reader_.program_family()[program];
@@ -69,7 +48,8 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
     family_drawn_[family] = true;
     ++families_drawn_;
   }
-  intern_pipeline_key(fallback_pipeline_keys_, SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), host_state);
+  if (encode_pipeline_key(SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), host_state, key_buffer_))
+    fallback_pipeline_keys_.intern(key_buffer_);
 }
 
 std::vector<uint32_t> KeyCensus::drawn_programs() const {

@@ -74,6 +74,7 @@ class KeyCensus final : public trace::DrawConsumer {
   uint32_t last_pair_file_ = UINT32_MAX;
   KeyInterner pipeline_keys_;
   KeyInterner fallback_pipeline_keys_;
+  std::vector<uint8_t> key_buffer_;  // reused by add_pair
   // Distinct frames per file; the last (file, frame) short-cuts the common in-order case.
   std::vector<std::unordered_set<int64_t>> frames_;
   uint64_t last_frame_file_ = UINT64_MAX;

@@ -1,24 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "lib/report/coverage.hpp"
 
-#include <array>
+#include "lib/core/pipeline_key.hpp"
+
 
 namespace shaderbake::report {
-
-namespace {
-
-using PipelineKeyBuffer = std::array<uint8_t, SBK_PIPELINE_KEY_MAX_SIZE(SBK_NV2A_EXACT_KEY_SIZE)>;
-
-// The pipeline key of (route, fragment key, host); empty when it cannot be encoded.
-std::span<const uint8_t> pipeline_key(uint8_t route, std::span<const uint8_t> fragment, const sbk_host_state& host,
-                                      PipelineKeyBuffer& buffer) {
-  size_t size = 0;
-  if (sbk_encode_pipeline_key(route, fragment.data(), fragment.size(), &host, buffer.data(), buffer.size(), &size) != SBK_OK)
-    return {};
-  return {buffer.data(), size};
-}
-
-}  // namespace
 
 void count(Counts& counts, Route route, const std::string& reason) {
   switch (route) {
@@ -34,12 +20,11 @@ void count(Counts& counts, Route route, const std::string& reason) {
 CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t host) {
   const auto exact_key = reader_.exact_keys().bytes(program);
   const sbk_host_state& state = reader_.host_state(host);
-  PipelineKeyBuffer exact_buffer, fallback_buffer;
-  const auto exact_pipeline = pipeline_key(SBK_ROUTE_EXACT, exact_key, state, exact_buffer);
-  const uint32_t exact_index = pipelines_.intern(exact_pipeline).index;
+  encode_pipeline_key(SBK_ROUTE_EXACT, exact_key, state, key_buffer_);
+  const uint32_t exact_index = pipelines_.intern(key_buffer_).index;
   sbk_entry entry;
   bool damaged = false;
-  const sbk_result exact_probe = sbk_bundle_find(&bundle_, exact_pipeline.data(), exact_pipeline.size(), &entry);
+  const sbk_result exact_probe = sbk_bundle_find(&bundle_, key_buffer_.data(), key_buffer_.size(), &entry);
   if (exact_probe == SBK_OK) return {Route::exact, "", exact_index};
   damaged |= exact_probe < 0;
 
@@ -47,9 +32,9 @@ CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t ho
   bool family_known = false;
   if (rejection.empty()) {
     const auto family_key = reader_.family_keys().bytes(reader_.program_family()[program]);
-    const auto fallback_pipeline = pipeline_key(SBK_ROUTE_FALLBACK, family_key, state, fallback_buffer);
-    const sbk_result probe = sbk_bundle_find(&bundle_, fallback_pipeline.data(), fallback_pipeline.size(), &entry);
-    if (probe == SBK_OK) return {Route::fallback, "", pipelines_.intern(fallback_pipeline).index};
+    encode_pipeline_key(SBK_ROUTE_FALLBACK, family_key, state, key_buffer_);
+    const sbk_result probe = sbk_bundle_find(&bundle_, key_buffer_.data(), key_buffer_.size(), &entry);
+    if (probe == SBK_OK) return {Route::fallback, "", pipelines_.intern(key_buffer_).index};
     damaged |= probe < 0;
     const sbk_result family = sbk_bundle_find(&bundle_, family_key.data(), family_key.size(), &entry);
     family_known = family == SBK_OK && entry.status == SBK_STATUS_READY;

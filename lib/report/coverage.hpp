@@ -69,6 +69,7 @@ class CoverageCensus final : public trace::DrawConsumer {
   const sbk_bundle& bundle_;
   std::unordered_map<uint64_t, PairClass> pairs_;
   KeyInterner pipelines_;
+  std::vector<uint8_t> key_buffer_;  // reused by classify
   std::unordered_set<uint64_t> used_;  // (file, pipeline) pairs already used
   CoverageResult result_;
 };
