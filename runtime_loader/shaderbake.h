@@ -367,8 +367,9 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
  * top of a damaged file. sbk_bundle_check_sections verifies every section checksum (O(size)) for callers
  * that want corruption found up front.
  *
- * Thread-safety: an open bundle is immutable; every function taking a const sbk_bundle* may run on any
- * number of threads at once. Probes allocate nothing and change nothing. */
+ * Thread-safety: an open bundle is immutable (once sbk_bundle_prepare_dictionary, if called, has returned);
+ * every function taking a const sbk_bundle* may run on any number of threads at once. Probes allocate nothing
+ * and change nothing. */
 
 #define SBK_BUNDLE_FORMAT_MAJOR 1
 #define SBK_BUNDLE_FORMAT_MINOR 0
@@ -401,12 +402,14 @@ typedef enum sbk_section_type {
 /* Why an entry has no module (SBK_STATUS_READY: it has one). */
 enum { SBK_STATUS_READY = 0, SBK_STATUS_GENERATION_FAILED = 1, SBK_STATUS_COMPILE_FAILED = 2 };
 
-/* An open bundle. Fields are private: read them through the functions below. */
+/* An open bundle. Fields are private: read them through the functions below. It owns what open and prepare
+ * acquired: move it (and zero the source), never close two copies. */
 typedef struct sbk_bundle {
   const uint8_t* data;
   uint64_t size;
   void* mapping; /* non-NULL when sbk_bundle_open_file mapped the file */
   uint64_t mapping_size;
+  void* zstd_ddict; /* ZSTD_DDict* of the DICTIONARY section (sbk_bundle_prepare_dictionary), or NULL */
   uint64_t section_offset[SBK_SECTION_TYPE_COUNT];
   uint64_t section_size[SBK_SECTION_TYPE_COUNT];
   uint64_t section_checksum[SBK_SECTION_TYPE_COUNT];
@@ -461,7 +464,19 @@ SBK_API sbk_result sbk_bundle_open_memory(sbk_bundle* bundle, const void* data, 
  * file cannot be opened or mapped. */
 SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path);
 
-/* Unmaps what sbk_bundle_open_file mapped. Safe on a closed or zeroed bundle. */
+/* Digests the DICTIONARY section once (a ZSTD_DDict: a copy of the at most 64 KiB dictionary and its
+ * decoding tables; sbk_bundle_close frees it) after verifying the section's checksum, so that module reads no
+ * longer rebuild the tables on every call (several microseconds a read, most of a small module's cost).
+ * Optional: without it every read still works. Call it after open and before the bundle is shared between
+ * threads; afterwards the bundle is immutable again. SBK_OK also when the bundle has no dictionary (or is
+ * already prepared); SBK_ERROR_CORRUPT when the section's checksum does not match; SBK_ERROR_OUT_OF_MEMORY
+ * when zstd cannot build the tables (zstd also refuses a dictionary it cannot parse, which an intact bundle
+ * never holds). On an error the bundle stays unprepared: reads go on the unprepared way, and as always give
+ * an error or the module's true bytes (each read checks its output's checksum). */
+SBK_API sbk_result sbk_bundle_prepare_dictionary(sbk_bundle* bundle);
+
+/* Unmaps what sbk_bundle_open_file mapped and frees what sbk_bundle_prepare_dictionary built. Safe on a
+ * closed or zeroed bundle. */
 SBK_API void sbk_bundle_close(sbk_bundle* bundle);
 
 /* Verifies the checksum of every section and that the padding between them is zero: O(bundle size).
@@ -494,14 +509,16 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
 
 /* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
  * its checksum. `zstd_dctx` is an optional ZSTD_DCtx* of the caller's (reused across calls, one per
- * thread); with NULL the call allocates one for itself. *size_out gets the raw size (also on
- * SBK_ERROR_BUFFER_TOO_SMALL). */
+ * thread); with NULL the call allocates one for itself. A renderer that reads modules during play passes a
+ * dctx and calls sbk_bundle_prepare_dictionary once after open: then a read costs the decoding alone.
+ * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
 
 /* Layout contract `layout`. Layouts have no checksum of their own, so each call verifies the checksum of the
  * whole LAYOUTS section (272 bytes a layout; a bundle holds few distinct layouts) before reading it:
- * SBK_ERROR_CORRUPT on a mismatch or a layout that breaks the rules of schemas/bundle.md. */
+ * SBK_ERROR_CORRUPT on a mismatch or a layout that breaks the rules of schemas/bundle.md. Meant to be called
+ * once per layout, when its VkPipelineLayout is created, not per draw. */
 SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out);
 
 /* Decompresses the build report (JSON text, not NUL-terminated) into `out`; sizing works like
@@ -523,7 +540,8 @@ SBK_API sbk_result sbk_bundle_read_report(const sbk_bundle* bundle, char* out, s
  * SBK_NOT_FOUND: the bundle has no DRIVER_CACHE section or no blob for exactly this device: a normal answer
  * (create an empty cache). SBK_ERROR_CORRUPT: the section or the blob breaks a rule above (an empty cache
  * is the right fallback too). On any result but SBK_OK, *data is NULL and *size is 0.
- * No allocation, no side effect: thread-safe on an open bundle. */
+ * No allocation, no side effect: thread-safe on an open bundle. Meant to be called once per device, when its
+ * VkPipelineCache is created. */
 SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t vendor_id, uint32_t device_id,
                                            uint32_t driver_version, const uint8_t pipeline_cache_uuid[16],
                                            const void** data, size_t* size);
@@ -1282,7 +1300,23 @@ SBK_API void sbk_bundle_close(sbk_bundle* bundle) {
 #else
   free(bundle->mapping);
 #endif
+  ZSTD_freeDDict((ZSTD_DDict*)bundle->zstd_ddict);
   memset(bundle, 0, sizeof *bundle);
+}
+
+SBK_API sbk_result sbk_bundle_prepare_dictionary(sbk_bundle* bundle) {
+  const uint8_t* dict;
+  size_t dict_size;
+  SBK_ASSERT(bundle != NULL && bundle->data != NULL);
+  if (bundle->zstd_ddict != NULL || bundle->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_OK;
+  dict = sbk__section_bytes(bundle, SBK_SECTION_DICTIONARY);
+  dict_size = (size_t)bundle->section_size[SBK_SECTION_DICTIONARY];
+  /* Checked once here, where the whole section is read anyway; every module read still checks its output. */
+  if (XXH3_64bits(dict, dict_size) != bundle->section_checksum[SBK_SECTION_DICTIONARY]) return SBK_ERROR_CORRUPT;
+  /* ZSTD_createDDict copies the bytes (by reference is zstd's experimental API). A ZSTD_DDict is read-only
+   * once built: every thread's ZSTD_DCtx may use it at once. */
+  bundle->zstd_ddict = ZSTD_createDDict(dict, dict_size);
+  return bundle->zstd_ddict != NULL ? SBK_OK : SBK_ERROR_OUT_OF_MEMORY;
 }
 
 SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path) {
@@ -1342,6 +1376,7 @@ SBK_API sbk_result sbk_bundle_open_file(sbk_bundle* bundle, const char* path) {
 
 SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle) {
   uint32_t header_size, count, i;
+  uint64_t at;
   SBK_ASSERT(bundle != NULL && bundle->data != NULL);
   header_size = sbk__get_u32(bundle->data + 12);
   count = sbk__get_u32(bundle->data + 24);
@@ -1351,27 +1386,23 @@ SBK_API sbk_result sbk_bundle_check_sections(const sbk_bundle* bundle) {
     if (XXH3_64bits(bundle->data + offset, (size_t)length) != sbk__get_u64(e + 24)) return SBK_ERROR_CORRUPT;
   }
   /* Every byte no section covers (the padding after the section table and between sections) must be zero,
-   * so that no byte of the file escapes this check. Sections never overlap (checked at open). */
-  {
-    uint64_t at = (uint64_t)header_size + (uint64_t)count * SBK_BUNDLE_SECTION_ENTRY_SIZE;
-    while (at < bundle->size) {
-      uint64_t next = bundle->size; /* start of the first section at or after `at` */
-      int inside = 0;
-      for (i = 0; i < count; ++i) {
-        const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
-        const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
-        if (length == 0) continue; /* covers nothing */
-        if (offset <= at && at < offset + length) {
-          at = offset + length; /* skip the section */
-          inside = 1;
-          break;
-        }
-        if (offset >= at && offset < next) next = offset;
+   * so that no byte of the file escapes this check. Walk the gaps in file order: every section starts after
+   * the table and none overlaps another (checked at open), so from the end of the table or of a section, the
+   * bytes up to the nearest section start are padding, and that section's end is the next place to look. */
+  at = (uint64_t)header_size + (uint64_t)count * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+  while (at < bundle->size) {
+    uint64_t next = bundle->size, next_end = bundle->size;
+    for (i = 0; i < count; ++i) {
+      const uint8_t* e = bundle->data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+      const uint64_t offset = sbk__get_u64(e + 8), length = sbk__get_u64(e + 16);
+      if (length != 0 && offset >= at && offset < next) { /* an empty section covers nothing */
+        next = offset;
+        next_end = offset + length;
       }
-      if (inside) continue;
-      for (; at < next; ++at)
-        if (bundle->data[at] != 0) return SBK_ERROR_CORRUPT;
     }
+    for (; at < next; ++at)
+      if (bundle->data[at] != 0) return SBK_ERROR_CORRUPT;
+    at = next_end;
   }
   return SBK_OK;
 }
@@ -1509,15 +1540,16 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
 }
 
 /* Decompresses one zstd frame of exactly `raw_size` bytes into `out`, with the bundle's dictionary when
- * `use_dictionary`. The frame must decode to exactly raw_size bytes. */
+ * `use_dictionary`: its digested form when sbk_bundle_prepare_dictionary made one, else the raw section (zstd
+ * then rebuilds its tables for this call). The frame must decode to exactly raw_size bytes. */
 static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_t src_size, void* out,
                                   size_t raw_size, int use_dictionary, void* caller_dctx) {
   ZSTD_DCtx* dctx = (ZSTD_DCtx*)caller_dctx;
   size_t n;
   const void* dict = NULL;
   size_t dict_size = 0;
-  if (use_dictionary) {
-    if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+  if (use_dictionary && b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+  if (use_dictionary && b->zstd_ddict == NULL) {
     dict = sbk__section_bytes(b, SBK_SECTION_DICTIONARY);
     dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
   }
@@ -1525,7 +1557,10 @@ static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_
     dctx = ZSTD_createDCtx();
     if (dctx == NULL) return SBK_ERROR_OUT_OF_MEMORY;
   }
-  n = ZSTD_decompress_usingDict(dctx, out, raw_size, src, src_size, dict, dict_size);
+  if (use_dictionary && b->zstd_ddict != NULL)
+    n = ZSTD_decompress_usingDDict(dctx, out, raw_size, src, src_size, (const ZSTD_DDict*)b->zstd_ddict);
+  else
+    n = ZSTD_decompress_usingDict(dctx, out, raw_size, src, src_size, dict, dict_size);
   if (caller_dctx == NULL) ZSTD_freeDCtx(dctx);
   return (!ZSTD_isError(n) && n == raw_size) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
@@ -1620,7 +1655,8 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
                                            const void** data, size_t* size) {
   const uint8_t* section;
   const uint8_t* found = NULL;
-  uint64_t section_size, count, table_end, previous_end, i;
+  const uint8_t* blob;
+  uint64_t section_size, count, previous_end, length, i;
   SBK_ASSERT(bundle != NULL && pipeline_cache_uuid != NULL && data != NULL && size != NULL);
   *data = NULL;
   *size = 0;
@@ -1633,8 +1669,7 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
   if (section_size < 8) return SBK_ERROR_CORRUPT;
   count = sbk__get_u32(section);
   if (count > (section_size - 8) / SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE) return SBK_ERROR_CORRUPT;
-  table_end = 8 + count * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
-  previous_end = table_end;
+  previous_end = 8 + count * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE; /* the first blob starts after the table */
   /* The whole table is checked, not just the entry that matches: the section is already read in full. */
   for (i = 0; i < count; ++i) {
     const uint8_t* e = section + 8 + i * SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
@@ -1647,18 +1682,16 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
     if (sbk__compare_driver_identity(e, vendor_id, device_id, driver_version, pipeline_cache_uuid) == 0) found = e;
   }
   if (found == NULL) return SBK_NOT_FOUND;
-  {
-    /* VkPipelineCacheHeaderVersionOne, little-endian whatever the host: u32 headerSize (>= 32), u32
-     * headerVersion (1 = VK_PIPELINE_CACHE_HEADER_VERSION_ONE), u32 vendorID, u32 deviceID, u8[16] UUID. */
-    const uint8_t* blob = section + sbk__get_u64(found + 32);
-    const uint64_t length = sbk__get_u64(found + 40);
-    if (length < 32 || sbk__get_u32(blob) < 32 || sbk__get_u32(blob) > length || sbk__get_u32(blob + 4) != 1u ||
-        sbk__get_u32(blob + 8) != vendor_id || sbk__get_u32(blob + 12) != device_id ||
-        memcmp(blob + 16, pipeline_cache_uuid, 16) != 0)
-      return SBK_ERROR_CORRUPT;
-    *data = blob;
-    *size = (size_t)length;
-  }
+  /* VkPipelineCacheHeaderVersionOne, little-endian whatever the host: u32 headerSize (>= 32), u32
+   * headerVersion (1 = VK_PIPELINE_CACHE_HEADER_VERSION_ONE), u32 vendorID, u32 deviceID, u8[16] UUID. */
+  blob = section + sbk__get_u64(found + 32);
+  length = sbk__get_u64(found + 40);
+  if (length < 32 || sbk__get_u32(blob) < 32 || sbk__get_u32(blob) > length || sbk__get_u32(blob + 4) != 1u ||
+      sbk__get_u32(blob + 8) != vendor_id || sbk__get_u32(blob + 12) != device_id ||
+      memcmp(blob + 16, pipeline_cache_uuid, 16) != 0)
+    return SBK_ERROR_CORRUPT;
+  *data = blob;
+  *size = (size_t)length;
   return SBK_OK;
 }
 
