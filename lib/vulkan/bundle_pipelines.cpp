@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace shaderbake::vulkan {
 
@@ -24,63 +27,96 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// What the pipelines share, created on first use and kept for the rest of the call.
+Error pipeline_input_error(std::string message) {
+  return Error{ErrorKind::bad_input, "pipeline_input", std::move(message), {}};
+}
+
+// Objects of one kind, created on first use (one per index) and kept for the rest of the call. A creation
+// that failed is not tried again: every later use gets the same error, which names the object.
+template <class Handle>
+class CreatedOnce {
+ public:
+  CreatedOnce(std::string what, size_t count) : what_(std::move(what)), objects_(count), errors_(count) {}
+
+  uint32_t created() const {
+    return static_cast<uint32_t>(
+        std::count_if(objects_.begin(), objects_.end(), [](const DeviceObject<Handle>& o) { return bool(o); }));
+  }
+
+  // `create(index)` gives a Result<DeviceObject<Handle>>; its error message is prefixed with the object's name.
+  template <class Create>
+  Result<Handle> get(uint32_t index, Create create) {
+    if (index >= objects_.size()) return pipeline_input_error(name(index) + " does not exist");
+    if (objects_[index]) return objects_[index].get();
+    if (errors_[index]) return *errors_[index];
+    auto object = create(index);
+    if (!object) {
+      errors_[index] = pipeline_input_error(name(index) + ": " + object.error().message);
+      return *errors_[index];
+    }
+    objects_[index] = std::move(object).value();
+    return objects_[index].get();
+  }
+
+ private:
+  std::string name(uint32_t index) const { return what_ + " " + std::to_string(index); }
+
+  std::string what_;
+  std::vector<DeviceObject<Handle>> objects_;
+  std::vector<std::optional<Error>> errors_;
+};
+
+// What the pipelines share: shader modules and pipeline layouts, each created once.
 class SharedObjects {
  public:
   SharedObjects(const sbk_bundle& bundle, VkDevice device, ZSTD_DCtx* zstd)
       : bundle_(bundle),
         device_(device),
         zstd_(zstd),
-        modules_(sbk_bundle_module_count(&bundle)),
-        module_tried_(modules_.size(), false),
+        modules_("module", sbk_bundle_module_count(&bundle)),
         set_layouts_(sbk_bundle_layout_count(&bundle)),
-        layouts_(set_layouts_.size()),
-        layout_tried_(layouts_.size(), false) {}
+        layouts_("layout", sbk_bundle_layout_count(&bundle)) {}
 
-  uint32_t modules_created() const { return modules_created_; }
-  uint32_t layouts_created() const { return layouts_created_; }
+  uint32_t modules_created() const { return modules_.created(); }
+  uint32_t layouts_created() const { return layouts_.created(); }
 
-  // The shader module of module `index`, or an error naming it (remembered: a bad module fails once).
   Result<VkShaderModule> module(uint32_t index) {
-    if (index >= modules_.size()) return fail("module " + std::to_string(index) + " does not exist");
-    if (modules_[index]) return modules_[index].get();
-    if (module_tried_[index]) return fail("module " + std::to_string(index) + " failed before");
-    module_tried_[index] = true;
+    return modules_.get(index, [&](uint32_t i) { return create_module(i); });
+  }
+
+  // Descriptor set 0 + the push-constant range of layout contract `index`.
+  Result<VkPipelineLayout> layout(uint32_t index) {
+    return layouts_.get(index, [&](uint32_t i) { return create_layout(i); });
+  }
+
+ private:
+  Result<DeviceObject<VkShaderModule>> create_module(uint32_t index) {
     sbk_module_info info;
     sbk_result r = sbk_bundle_module_info(&bundle_, index, &info);
-    if (r != SBK_OK) return fail("module " + std::to_string(index) + ": " + sbk_result_name(r));
+    if (r != SBK_OK) return pipeline_input_error(sbk_result_name(r));
     // The entry states the raw size: decompress straight into uint32_t storage of that size.
     std::vector<uint32_t> code((info.raw_size + 3) / 4);
     size_t size = 0;
     r = sbk_bundle_read_module(&bundle_, index, code.data(), code.size() * 4, &size, zstd_);
-    if (r != SBK_OK) return fail("module " + std::to_string(index) + ": " + sbk_result_name(r));
+    if (r != SBK_OK) return pipeline_input_error(sbk_result_name(r));
     VkShaderModuleCreateInfo create{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     create.codeSize = size;
     create.pCode = code.data();
-    auto created = create_object<VkShaderModule>(device_, "vkCreateShaderModule", vkCreateShaderModule, create,
-                                                 vkDestroyShaderModule);
-    if (!created) return fail("module " + std::to_string(index) + ": " + created.error().message);
-    modules_[index] = std::move(created).value();
-    ++modules_created_;
-    return modules_[index].get();
+    return create_object<VkShaderModule>(device_, "vkCreateShaderModule", vkCreateShaderModule, create,
+                                         vkDestroyShaderModule);
   }
 
-  // The pipeline layout of layout contract `index` (descriptor set 0 + the push-constant range).
-  Result<VkPipelineLayout> layout(uint32_t index) {
-    if (index >= layouts_.size()) return fail("layout " + std::to_string(index) + " does not exist");
-    if (layouts_[index]) return layouts_[index].get();
-    if (layout_tried_[index]) return fail("layout " + std::to_string(index) + " failed before");
-    layout_tried_[index] = true;
+  Result<DeviceObject<VkPipelineLayout>> create_layout(uint32_t index) {
     sbk_layout contract;
     const sbk_result r = sbk_bundle_layout(&bundle_, index, &contract);
-    if (r != SBK_OK) return fail("layout " + std::to_string(index) + ": " + sbk_result_name(r));
+    if (r != SBK_OK) return pipeline_input_error(sbk_result_name(r));
     VkDescriptorSetLayoutBinding bindings[SBK_MAX_LAYOUT_BINDINGS];
     VkDescriptorSetLayoutCreateInfo set_info;
     sbk_vk_fill_set_layout(&contract, bindings, &set_info);
     auto set_layout = create_object<VkDescriptorSetLayout>(device_, "vkCreateDescriptorSetLayout",
                                                            vkCreateDescriptorSetLayout, set_info,
                                                            vkDestroyDescriptorSetLayout);
-    if (!set_layout) return fail("layout " + std::to_string(index) + ": " + set_layout.error().message);
+    if (!set_layout) return std::move(set_layout).error();
     set_layouts_[index] = std::move(set_layout).value();
     const VkDescriptorSetLayout set = set_layouts_[index].get();
     VkPushConstantRange push{};
@@ -93,27 +129,16 @@ class SharedObjects {
       info.pushConstantRangeCount = 1;
       info.pPushConstantRanges = &push;
     }
-    auto layout = create_object<VkPipelineLayout>(device_, "vkCreatePipelineLayout", vkCreatePipelineLayout, info,
-                                                  vkDestroyPipelineLayout);
-    if (!layout) return fail("layout " + std::to_string(index) + ": " + layout.error().message);
-    layouts_[index] = std::move(layout).value();
-    ++layouts_created_;
-    return layouts_[index].get();
+    return create_object<VkPipelineLayout>(device_, "vkCreatePipelineLayout", vkCreatePipelineLayout, info,
+                                           vkDestroyPipelineLayout);
   }
-
- private:
-  static Error fail(std::string message) { return Error{ErrorKind::bad_input, "pipeline_input", std::move(message), {}}; }
 
   const sbk_bundle& bundle_;
   VkDevice device_;
   ZSTD_DCtx* zstd_;
-  std::vector<DeviceObject<VkShaderModule>> modules_;
-  std::vector<bool> module_tried_;
+  CreatedOnce<VkShaderModule> modules_;
   std::vector<DeviceObject<VkDescriptorSetLayout>> set_layouts_;  // before layouts_: destroyed after them
-  std::vector<DeviceObject<VkPipelineLayout>> layouts_;
-  std::vector<bool> layout_tried_;
-  uint32_t modules_created_ = 0;
-  uint32_t layouts_created_ = 0;
+  CreatedOnce<VkPipelineLayout> layouts_;
 };
 
 struct ZstdDelete {

@@ -58,6 +58,7 @@ class Context {
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
+  VkPhysicalDevice physical_device() const { return physical_device_; }
   const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
   // The chosen device's properties: vendorID, deviceID, driverVersion, pipelineCacheUUID, apiVersion...
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
@@ -82,11 +83,15 @@ class Context {
     std::mutex mutex;
     std::vector<std::string> messages;
   };
+  // The same log, shared: it outlives the context, so that it also holds what the layer reported while the
+  // device was destroyed (objects a caller forgot to destroy). Read it after the context is gone, or under
+  // its mutex.
+  std::shared_ptr<const MessageLog> message_log() const { return log_; }
 
  private:
   Context() = default;
 
-  std::unique_ptr<MessageLog> log_ = std::make_unique<MessageLog>();
+  std::shared_ptr<MessageLog> log_ = std::make_shared<MessageLog>();
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;

@@ -19,12 +19,8 @@ Error bundle_error(sbk_result r, const std::string& what) {
 
 }  // namespace
 
-BundlePipelines::~BundlePipelines() {
-  if (zstd_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
-}
-
 Result<uint32_t> BundlePipelines::load() {
-  zstd_ = ZSTD_createDCtx();
+  zstd_.reset(ZSTD_createDCtx());
   const uint32_t layout_count = sbk_bundle_layout_count(&bundle_);
   contracts_.resize(layout_count);
   for (uint32_t i = 0; i < layout_count; ++i) {
@@ -53,12 +49,14 @@ Result<VkShaderModule> BundlePipelines::module(uint32_t index) {
   sbk_module_info info;
   if (sbk_result r = sbk_bundle_module_info(&bundle_, index, &info); r != SBK_OK)
     return bundle_error(r, "module " + std::to_string(index));
-  // The entry states the raw size: decompress straight into a buffer of that size.
-  spirv_.resize(info.raw_size / sizeof(uint32_t));
+  // The entry states the raw size: decompress straight into whole words of at least that size (a damaged
+  // entry's size need not be a multiple of 4; the read then fails, it never overruns).
+  spirv_.resize((size_t{info.raw_size} + 3) / 4);
   size_t size = 0;
-  if (sbk_result r = sbk_bundle_read_module(&bundle_, index, spirv_.data(), info.raw_size, &size, zstd_); r != SBK_OK)
+  if (sbk_result r = sbk_bundle_read_module(&bundle_, index, spirv_.data(), spirv_.size() * 4, &size, zstd_.get());
+      r != SBK_OK)
     return bundle_error(r, "module " + std::to_string(index));
-  auto created = factory_.create_module(spirv_);
+  auto created = factory_.create_module(std::span<const uint32_t>(spirv_.data(), size / 4));
   if (!created) return std::move(created).error();
   modules_.emplace(index, *created);
   return *created;
@@ -100,8 +98,7 @@ void BundlePipelines::fill_binding(const sbk_entry& entry, const sbk_nv2a_progra
   out->layout = layouts_[entry.layout].layout;
   out->set_layout = layouts_[entry.layout].set_layout;
   out->contract = contracts_[entry.layout];
-  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
-    out->sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+  out->set_sampler_dims(program);
 }
 
 Result<bool> BundlePipelines::try_exact(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out) {

@@ -3,7 +3,10 @@
 
 #include <vulkan/vulkan.h>
 
+#include <zstd.h>
+
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -25,7 +28,6 @@ namespace shaderbake::replay {
 class BundlePipelines {
  public:
   BundlePipelines(const sbk_bundle& bundle, PipelineFactory& factory) : bundle_(bundle), factory_(factory) {}
-  ~BundlePipelines();
   BundlePipelines(const BundlePipelines&) = delete;
   BundlePipelines& operator=(const BundlePipelines&) = delete;
 
@@ -50,7 +52,10 @@ class BundlePipelines {
 
   const sbk_bundle& bundle_;
   PipelineFactory& factory_;
-  void* zstd_ = nullptr;  // a ZSTD_DCtx reused across module reads
+  struct ZstdDelete {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+  std::unique_ptr<ZSTD_DCtx, ZstdDelete> zstd_;  // reused across module reads (null: the loader makes its own)
   std::vector<PipelineLayout> layouts_;  // by layout index
   std::vector<sbk_layout> contracts_;
   std::unordered_map<uint32_t, VkShaderModule> modules_;    // by module index

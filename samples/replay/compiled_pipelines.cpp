@@ -61,8 +61,7 @@ Result<bool> CompiledPipelines::create(const sbk_nv2a_program& program, const sb
   out->layout = it->second.first.layout;
   out->set_layout = it->second.first.set_layout;
   out->contract = it->second.second;
-  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
-    out->sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+  out->set_sampler_dims(program);
   return true;
 }
 

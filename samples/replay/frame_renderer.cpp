@@ -6,6 +6,9 @@
 
 namespace shaderbake::replay {
 
+using vulkan::create_object;
+using vulkan::vk_call_error;
+
 namespace {
 
 VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
@@ -14,13 +17,8 @@ VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
 
 bool has_depth(uint32_t format) { return format >= VK_FORMAT_D16_UNORM && format <= VK_FORMAT_D32_SFLOAT_S8_UINT && format != VK_FORMAT_S8_UINT; }
 bool has_stencil(uint32_t format) { return format >= VK_FORMAT_S8_UINT && format <= VK_FORMAT_D32_SFLOAT_S8_UINT; }
-
-Error replay_error(std::string reason, std::string message) {
-  Error e;
-  e.kind = ErrorKind::toolchain;
-  e.reason = std::move(reason);
-  e.message = std::move(message);
-  return e;
+VkImageAspectFlags depth_stencil_aspect(uint32_t format) {
+  return (has_depth(format) ? VK_IMAGE_ASPECT_DEPTH_BIT : 0) | (has_stencil(format) ? VK_IMAGE_ASPECT_STENCIL_BIT : 0);
 }
 
 // Float components of the 32-bit float formats a position may have (0: not a float32 format).
@@ -35,6 +33,11 @@ uint32_t float32_components(uint32_t format) {
 
 }  // namespace
 
+void DrawBinding::set_sampler_dims(const sbk_nv2a_program& program) {
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
+    sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+}
+
 Result<std::unique_ptr<FrameRenderer>> FrameRenderer::create(const VulkanDevice& device, const ReplayTrace& trace) {
   std::unique_ptr<FrameRenderer> self(new FrameRenderer(device, trace));
   if (Status s = self->create_resources(); !s) return std::move(s).error();
@@ -42,31 +45,7 @@ Result<std::unique_ptr<FrameRenderer>> FrameRenderer::create(const VulkanDevice&
 }
 
 FrameRenderer::~FrameRenderer() {
-  const VkDevice d = device_.device();
-  vkDeviceWaitIdle(d);
-  if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
-  if (sampler_) vkDestroySampler(d, sampler_, nullptr);
-  for (Image& t : textures_) destroy_image(t);
-  for (auto& [key, target] : targets_) {
-    for (Image& c : target.colors) destroy_image(c);
-    destroy_image(target.depth);
-  }
-  destroy_buffer(vertices_);
-  destroy_buffer(uniforms_);
-}
-
-void FrameRenderer::destroy_image(Image& image) {
-  const VkDevice d = device_.device();
-  if (image.view) vkDestroyImageView(d, image.view, nullptr);
-  if (image.image) vkDestroyImage(d, image.image, nullptr);
-  if (image.memory) vkFreeMemory(d, image.memory, nullptr);
-  image = Image{};
-}
-
-void FrameRenderer::destroy_buffer(Buffer& buffer) {
-  if (buffer.buffer) vkDestroyBuffer(device_.device(), buffer.buffer, nullptr);
-  if (buffer.memory) vkFreeMemory(device_.device(), buffer.memory, nullptr);  // unmaps too
-  buffer = Buffer{};
+  vkDeviceWaitIdle(device_.device());  // the members' objects go next: nothing may still use them
 }
 
 Result<FrameRenderer::Image> FrameRenderer::create_image(VkImageType type, VkImageViewType view_type, VkFormat format,
@@ -76,10 +55,10 @@ Result<FrameRenderer::Image> FrameRenderer::create_image(VkImageType type, VkIma
   const uint32_t size = (usage & VK_IMAGE_USAGE_SAMPLED_BIT) ? 1 : kTargetSize;
   const VkImageCreateFlags flags = view_type == VK_IMAGE_VIEW_TYPE_CUBE ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0;
   VkImageFormatProperties supported;
-  if (vkGetPhysicalDeviceImageFormatProperties(device_.physical_device(), format, type, VK_IMAGE_TILING_OPTIMAL, usage,
+  if (vkGetPhysicalDeviceImageFormatProperties(device_.context().physical_device(), format, type, VK_IMAGE_TILING_OPTIMAL, usage,
                                                flags, &supported) != VK_SUCCESS ||
       !(supported.sampleCounts & samples))
-    return replay_error("unsupported_format", "the device cannot create a " + std::to_string(samples) +
+    return vulkan::toolchain_error("unsupported_format", "the device cannot create a " + std::to_string(samples) +
                                                   "-sample image of VkFormat " + std::to_string(format) +
                                                   " for this use: a host state of the trace needs one");
   Image out;
@@ -94,58 +73,28 @@ Result<FrameRenderer::Image> FrameRenderer::create_image(VkImageType type, VkIma
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = usage;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  if (VkResult r = vkCreateImage(d, &info, nullptr, &out.image); r != VK_SUCCESS) return vulkan_error("vkCreateImage", r);
-  VkMemoryRequirements needs;
-  vkGetImageMemoryRequirements(d, out.image, &needs);
-  VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  allocate.allocationSize = needs.size;
-  allocate.memoryTypeIndex = device_.memory_type(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (allocate.memoryTypeIndex == UINT32_MAX) allocate.memoryTypeIndex = device_.memory_type(needs.memoryTypeBits, 0);
-  if (VkResult r = vkAllocateMemory(d, &allocate, nullptr, &out.memory); r != VK_SUCCESS) {
-    destroy_image(out);
-    return vulkan_error("vkAllocateMemory", r);
-  }
-  vkBindImageMemory(d, out.image, out.memory, 0);
+  auto image = create_object<VkImage>(d, "vkCreateImage", vkCreateImage, info, vkDestroyImage);
+  if (!image) return std::move(image).error();
+  auto memory = device_.context().bind_image_memory(image->get());  // device-local where there is some
+  if (!memory) return std::move(memory).error();
   VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-  view.image = out.image;
+  view.image = image->get();
   view.viewType = view_type;
   view.format = format;
   view.subresourceRange = {aspect, 0, 1, 0, layers};
-  if (VkResult r = vkCreateImageView(d, &view, nullptr, &out.view); r != VK_SUCCESS) {
-    destroy_image(out);
-    return vulkan_error("vkCreateImageView", r);
-  }
+  auto view_object = create_object<VkImageView>(d, "vkCreateImageView", vkCreateImageView, view, vkDestroyImageView);
+  if (!view_object) return std::move(view_object).error();
+  out.memory = std::move(memory).value();
+  out.image = std::move(image).value();
+  out.view = std::move(view_object).value();
   return out;
 }
 
-Result<FrameRenderer::Buffer> FrameRenderer::create_buffer(VkDeviceSize size, VkBufferUsageFlags usage) {
-  const VkDevice d = device_.device();
-  Buffer out;
-  out.size = size;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = size;
-  info.usage = usage;
-  if (VkResult r = vkCreateBuffer(d, &info, nullptr, &out.buffer); r != VK_SUCCESS) return vulkan_error("vkCreateBuffer", r);
-  VkMemoryRequirements needs;
-  vkGetBufferMemoryRequirements(d, out.buffer, &needs);
-  VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  allocate.allocationSize = needs.size;
-  allocate.memoryTypeIndex = device_.memory_type(
-      needs.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  if (allocate.memoryTypeIndex == UINT32_MAX) {
-    destroy_buffer(out);
-    return replay_error("no_host_memory", "the device has no host-visible, coherent memory for buffers");
-  }
-  VkResult r = vkAllocateMemory(d, &allocate, nullptr, &out.memory);
-  if (r == VK_SUCCESS) r = vkBindBufferMemory(d, out.buffer, out.memory, 0);
-  void* mapped = nullptr;
-  if (r == VK_SUCCESS) r = vkMapMemory(d, out.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
-  if (r != VK_SUCCESS) {
-    destroy_buffer(out);
-    return vulkan_error("vkAllocateMemory/vkMapMemory", r);
-  }
-  out.mapped = static_cast<uint8_t*>(mapped);
-  std::memset(out.mapped, 0, static_cast<size_t>(size));
+// A zeroed, mapped, host-coherent buffer (what the draws read is written by the host).
+Result<vulkan::HostBuffer> FrameRenderer::create_buffer(VkDeviceSize size, VkBufferUsageFlags usage) const {
+  auto out = device_.context().create_host_buffer(size, usage, /*prefer_cached=*/false);
+  if (!out) return out;
+  std::memset(out->mapped, 0, static_cast<size_t>(size));
   return out;
 }
 
@@ -157,17 +106,15 @@ Result<FrameRenderer::Target> FrameRenderer::create_target(const sbk_host_state&
     auto image = create_image(VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_2D, format, 1, samples,
                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
     if (!image) return std::move(image).error();
-    target.colors.push_back(*image);
+    target.colors.push_back(std::move(*image));
     target.color_formats.push_back(format);
   }
   if (host.depth_format != VK_FORMAT_UNDEFINED) {
-    const VkImageAspectFlags aspect = (has_depth(host.depth_format) ? VK_IMAGE_ASPECT_DEPTH_BIT : 0) |
-                                      (has_stencil(host.depth_format) ? VK_IMAGE_ASPECT_STENCIL_BIT : 0);
     target.depth_format = static_cast<VkFormat>(host.depth_format);
     auto image = create_image(VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_2D, target.depth_format, 1, samples,
-                              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, aspect);
+                              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, depth_stencil_aspect(host.depth_format));
     if (!image) return std::move(image).error();
-    target.depth = *image;
+    target.depth = std::move(*image);
   }
   return target;
 }
@@ -193,7 +140,7 @@ Status FrameRenderer::prepare_vertex_data() {
   }
   auto buffer = create_buffer(std::max<VkDeviceSize>(total, 16), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
   if (!buffer) return std::move(buffer).error();
-  vertices_ = *buffer;
+  vertices_ = std::move(*buffer);
   for (size_t h = 0; h < trace_.hosts.size(); ++h) {
     const sbk_host_state& host = trace_.hosts[h];
     for (uint32_t a = 0; a < host.attribute_count; ++a) {
@@ -217,7 +164,9 @@ Status FrameRenderer::create_resources() {
   sampler.magFilter = sampler.minFilter = VK_FILTER_NEAREST;
   sampler.addressModeU = sampler.addressModeV = sampler.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
   sampler.maxLod = 0.0f;
-  if (VkResult r = vkCreateSampler(d, &sampler, nullptr, &sampler_); r != VK_SUCCESS) return vulkan_error("vkCreateSampler", r);
+  auto made_sampler = create_object<VkSampler>(d, "vkCreateSampler", vkCreateSampler, sampler, vkDestroySampler);
+  if (!made_sampler) return std::move(made_sampler).error();
+  sampler_ = std::move(made_sampler).value();
   const VkImageUsageFlags texture_usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   const struct {
     VkImageType type;
@@ -229,18 +178,18 @@ Status FrameRenderer::create_resources() {
     auto image = create_image(kTextures[dim].type, kTextures[dim].view, VK_FORMAT_R8G8B8A8_UNORM, kTextures[dim].layers,
                               VK_SAMPLE_COUNT_1_BIT, texture_usage, VK_IMAGE_ASPECT_COLOR_BIT);
     if (!image) return std::move(image).error();
-    textures_[dim] = *image;
+    textures_[dim] = std::move(*image);
   }
 
   // Uniforms: the dynamic block (zero values: they never reach a key, so no route depends on them), then
   // one packet slot per draw of the largest frame.
-  const VkDeviceSize alignment = device_.properties().limits.minUniformBufferOffsetAlignment;
+  const VkDeviceSize alignment = device_.context().limits().minUniformBufferOffsetAlignment;
   packet_stride_ = align_up(SBK_NV2A_PACKET_SIZE, alignment);
-  const VkDeviceSize packets_at = align_up(SBK_NV2A_DYNAMIC_BLOCK_SIZE, alignment);
-  auto uniforms = create_buffer(packets_at + packet_stride_ * std::max(trace_.max_draws_per_frame, 1u),
+  packets_at_ = align_up(SBK_NV2A_DYNAMIC_BLOCK_SIZE, alignment);
+  auto uniforms = create_buffer(packets_at_ + packet_stride_ * std::max(trace_.max_draws_per_frame, 1u),
                                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!uniforms) return std::move(uniforms).error();
-  uniforms_ = *uniforms;
+  uniforms_ = std::move(*uniforms);
   sbk_nv2a_dynamic dynamic{};
   sbk_nv2a_pack_dynamic(&dynamic, uniforms_.mapped);
 
@@ -264,8 +213,10 @@ Status FrameRenderer::create_resources() {
   pool.maxSets = sets;
   pool.poolSizeCount = 2;
   pool.pPoolSizes = sizes;
-  if (VkResult r = vkCreateDescriptorPool(d, &pool, nullptr, &pool_); r != VK_SUCCESS)
-    return vulkan_error("vkCreateDescriptorPool", r);
+  auto made_pool = create_object<VkDescriptorPool>(d, "vkCreateDescriptorPool", vkCreateDescriptorPool, pool,
+                                                   vkDestroyDescriptorPool);
+  if (!made_pool) return std::move(made_pool).error();
+  pool_ = std::move(made_pool).value();
 
   // Initial layouts: textures cleared to mid grey and made shader-readable; targets in attachment layouts,
   // where they stay.
@@ -285,7 +236,7 @@ Status FrameRenderer::create_resources() {
     barriers.push_back(b);
   };
   for (int dim = SBK_SAMPLER_2D; dim <= SBK_SAMPLER_CUBE; ++dim)
-    barrier(textures_[dim].image, VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_UNDEFINED,
+    barrier(textures_[dim].image.get(), VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_UNDEFINED,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
                        static_cast<uint32_t>(barriers.size()), barriers.data());
@@ -293,19 +244,16 @@ Status FrameRenderer::create_resources() {
   const VkClearColorValue grey = {{0.5f, 0.5f, 0.5f, 1.0f}};
   for (int dim = SBK_SAMPLER_2D; dim <= SBK_SAMPLER_CUBE; ++dim) {
     const VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, kTextures[dim].layers};
-    vkCmdClearColorImage(cmd, textures_[dim].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &grey, 1, &range);
-    barrier(textures_[dim].image, VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    vkCmdClearColorImage(cmd, textures_[dim].image.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &grey, 1, &range);
+    barrier(textures_[dim].image.get(), VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
   }
   for (auto& [key, target] : targets_) {
-    for (Image& c : target.colors)
-      barrier(c.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+    for (const Image& c : target.colors)
+      barrier(c.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
               VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
     if (target.depth.image)
-      barrier(target.depth.image,
-              (has_depth(target.depth_format) ? VK_IMAGE_ASPECT_DEPTH_BIT : 0) |
-                  (has_stencil(target.depth_format) ? VK_IMAGE_ASPECT_STENCIL_BIT : 0),
-              1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, 0,
+      barrier(target.depth.image.get(), depth_stencil_aspect(target.depth_format), 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, 0,
               VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
   }
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT, 0, 0, nullptr, 0, nullptr,
@@ -315,8 +263,8 @@ Status FrameRenderer::create_resources() {
 }
 
 Status FrameRenderer::begin_frame() {
-  if (VkResult r = vkResetDescriptorPool(device_.device(), pool_, 0); r != VK_SUCCESS)
-    return vulkan_error("vkResetDescriptorPool", r);
+  if (VkResult r = vkResetDescriptorPool(device_.device(), pool_.get(), 0); r != VK_SUCCESS)
+    return vk_call_error("vkResetDescriptorPool", r);
   if (Status s = device_.begin_commands(); !s) return s;
   cmd_ = device_.command_buffer();
   current_target_ = nullptr;
@@ -329,13 +277,13 @@ void FrameRenderer::begin_rendering(const Target& target) {
   VkRenderingAttachmentInfo colors[SBK_MAX_COLOR_ATTACHMENTS];
   for (size_t i = 0; i < target.colors.size(); ++i) {
     colors[i] = VkRenderingAttachmentInfo{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    colors[i].imageView = target.colors[i].view;
+    colors[i].imageView = target.colors[i].view.get();
     colors[i].imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     colors[i].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
     colors[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
   }
   VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-  depth.imageView = target.depth.view;
+  depth.imageView = target.depth.view.get();
   depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
   depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
   depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
@@ -379,20 +327,19 @@ Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
   if (dynamic & SBK_DYNAMIC_STENCIL_WRITE_MASK) vkCmdSetStencilWriteMask(cmd_, VK_STENCIL_FACE_FRONT_AND_BACK, 0xFF);
   if (dynamic & SBK_DYNAMIC_STENCIL_REFERENCE) vkCmdSetStencilReference(cmd_, VK_STENCIL_FACE_FRONT_AND_BACK, 0);
 
+  const VkBuffer vertices = vertices_.buffer.get();
   for (uint32_t b = 0; b < host.binding_count; ++b)
-    vkCmdBindVertexBuffers(cmd_, host.bindings[b].binding, 1, &vertices_.buffer, &vertex_offsets_[host_index][b]);
+    vkCmdBindVertexBuffers(cmd_, host.bindings[b].binding, 1, &vertices, &vertex_offsets_[host_index][b]);
 
   if (binding.contract.binding_count != 0) {
     VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    allocate.descriptorPool = pool_;
+    allocate.descriptorPool = pool_.get();
     allocate.descriptorSetCount = 1;
     allocate.pSetLayouts = &binding.set_layout;
     VkDescriptorSet set = VK_NULL_HANDLE;
     if (VkResult r = vkAllocateDescriptorSets(device_.device(), &allocate, &set); r != VK_SUCCESS)
-      return vulkan_error("vkAllocateDescriptorSets", r);
-    const VkDeviceSize packets_at =
-        align_up(SBK_NV2A_DYNAMIC_BLOCK_SIZE, device_.properties().limits.minUniformBufferOffsetAlignment);
-    const VkDeviceSize packet_offset = packets_at + packet_stride_ * draws_in_frame_;
+      return vk_call_error("vkAllocateDescriptorSets", r);
+    const VkDeviceSize packet_offset = packets_at_ + packet_stride_ * draws_in_frame_;
     if (binding.has_packet) std::memcpy(uniforms_.mapped + packet_offset, binding.packet, SBK_NV2A_PACKET_SIZE);
     VkWriteDescriptorSet writes[SBK_MAX_LAYOUT_BINDINGS];
     VkDescriptorImageInfo images[SBK_MAX_LAYOUT_BINDINGS];
@@ -407,13 +354,14 @@ Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
       if (b.descriptor_type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER) {
         // Bindings 0-3 are the texture stages; the stage's sampler dimensionality picks the texture.
         const uint8_t dim = b.binding < SBK_NV2A_TEXTURE_STAGES ? binding.sampler_dims[b.binding] : 0;
-        images[i] = {sampler_, textures_[dim == 0 ? uint8_t{SBK_SAMPLER_2D} : dim].view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        images[i] = {sampler_.get(), textures_[dim == 0 ? uint8_t{SBK_SAMPLER_2D} : dim].view.get(),
+                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         writes[i].pImageInfo = &images[i];
       } else if (b.binding == SBK_NV2A_BINDING_PACKET) {
-        buffers[i] = {uniforms_.buffer, packet_offset, SBK_NV2A_PACKET_SIZE};
+        buffers[i] = {uniforms_.buffer.get(), packet_offset, SBK_NV2A_PACKET_SIZE};
         writes[i].pBufferInfo = &buffers[i];
       } else {  // the dynamic block
-        buffers[i] = {uniforms_.buffer, 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE};
+        buffers[i] = {uniforms_.buffer.get(), 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE};
         writes[i].pBufferInfo = &buffers[i];
       }
     }

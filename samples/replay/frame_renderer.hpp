@@ -24,6 +24,9 @@ struct DrawBinding {
   uint8_t sampler_dims[SBK_NV2A_TEXTURE_STAGES]{};  // sbk_sampler_dim of texture stages 0-3 (bindings 0-3)
   bool has_packet = false;      // fallback route: the packet goes to SBK_NV2A_BINDING_PACKET
   uint8_t packet[SBK_NV2A_PACKET_SIZE]{};
+
+  // Fills sampler_dims from `program`'s effective texture modes (every route binds textures the same way).
+  void set_sampler_dims(const sbk_nv2a_program& program);
 };
 
 // Renders a trace's draws the way an emulator submits them, into small offscreen targets: one command
@@ -53,9 +56,9 @@ class FrameRenderer {
 
  private:
   struct Image {
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageView view = VK_NULL_HANDLE;
+    vulkan::DeviceObject<VkDeviceMemory> memory;  // declared first: freed after the image bound to it
+    vulkan::DeviceObject<VkImage> image;
+    vulkan::DeviceObject<VkImageView> view;
   };
   struct Target {
     std::vector<Image> colors;
@@ -63,23 +66,15 @@ class FrameRenderer {
     Image depth;
     VkFormat depth_format = VK_FORMAT_UNDEFINED;
   };
-  struct Buffer {
-    VkBuffer buffer = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    uint8_t* mapped = nullptr;
-    VkDeviceSize size = 0;
-  };
   using TargetKey = std::tuple<std::vector<uint32_t>, uint32_t, uint32_t>;  // colour formats, depth format, samples
 
   explicit FrameRenderer(const VulkanDevice& device, const ReplayTrace& trace) : device_(device), trace_(trace) {}
   Status create_resources();
   Result<Image> create_image(VkImageType type, VkImageViewType view_type, VkFormat format, uint32_t layers,
                              VkSampleCountFlagBits samples, VkImageUsageFlags usage, VkImageAspectFlags aspect);
-  Result<Buffer> create_buffer(VkDeviceSize size, VkBufferUsageFlags usage);
+  Result<vulkan::HostBuffer> create_buffer(VkDeviceSize size, VkBufferUsageFlags usage) const;
   Result<Target> create_target(const sbk_host_state& host);
   Status prepare_vertex_data();
-  void destroy_image(Image& image);
-  void destroy_buffer(Buffer& buffer);
   void begin_rendering(const Target& target);
 
   const VulkanDevice& device_;
@@ -88,11 +83,12 @@ class FrameRenderer {
   std::vector<const Target*> target_of_host_;
   std::vector<std::vector<VkDeviceSize>> vertex_offsets_;  // per host, per binding (host order)
   Image textures_[4];  // by sbk_sampler_dim: [1] 2D, [2] 3D, [3] cube; [0] unused
-  VkSampler sampler_ = VK_NULL_HANDLE;
-  Buffer vertices_;
-  Buffer uniforms_;  // the dynamic block at 0, then one packet slot per draw of a frame
+  vulkan::DeviceObject<VkSampler> sampler_;
+  vulkan::HostBuffer vertices_;
+  vulkan::HostBuffer uniforms_;  // the dynamic block at 0, then from packets_at_ one packet slot per draw of a frame
+  VkDeviceSize packets_at_ = 0;
   VkDeviceSize packet_stride_ = 0;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  vulkan::DeviceObject<VkDescriptorPool> pool_;
 
   // The frame being recorded.
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;

@@ -6,7 +6,7 @@
 #include "runtime_loader/shaderbake.h"
 
 #include "samples/replay/pipeline_factory.hpp"
-#include "samples/replay/vk_device.hpp"
+#include "lib/vulkan/vulkan_error.hpp"
 
 #include <algorithm>
 #include <array>
@@ -53,7 +53,7 @@ Result<VkShaderModule> PipelineFactory::create_module(std::span<const uint32_t> 
   info.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   if (VkResult r = vkCreateShaderModule(device_, &info, nullptr, &module); r != VK_SUCCESS)
-    return vulkan_error("vkCreateShaderModule", r);
+    return vulkan::vk_call_error("vkCreateShaderModule", r);
   modules_.push_back(module);
   return module;
 }
@@ -64,7 +64,7 @@ Result<PipelineLayout> PipelineFactory::create_layout(const sbk_layout& contract
   sbk_vk_fill_set_layout(&contract, bindings, &set_info);
   PipelineLayout out;
   if (VkResult r = vkCreateDescriptorSetLayout(device_, &set_info, nullptr, &out.set_layout); r != VK_SUCCESS)
-    return vulkan_error("vkCreateDescriptorSetLayout", r);
+    return vulkan::vk_call_error("vkCreateDescriptorSetLayout", r);
   VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   info.setLayoutCount = 1;
   info.pSetLayouts = &out.set_layout;
@@ -75,7 +75,7 @@ Result<PipelineLayout> PipelineFactory::create_layout(const sbk_layout& contract
   }
   if (VkResult r = vkCreatePipelineLayout(device_, &info, nullptr, &out.layout); r != VK_SUCCESS) {
     vkDestroyDescriptorSetLayout(device_, out.set_layout, nullptr);
-    return vulkan_error("vkCreatePipelineLayout", r);
+    return vulkan::vk_call_error("vkCreatePipelineLayout", r);
   }
   layouts_.push_back(out);
   return out;
@@ -88,7 +88,7 @@ Result<VkPipeline> PipelineFactory::create_pipeline(const sbk_host_state& host, 
   sbk_vk_fill_pipeline(&host, vertex, fragment, layout, &storage, &info);
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (VkResult r = vkCreateGraphicsPipelines(device_, cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
-    return vulkan_error("vkCreateGraphicsPipelines", r);
+    return vulkan::vk_call_error("vkCreateGraphicsPipelines", r);
   pipelines_.push_back(pipeline);
   return pipeline;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "samples/replay/compiled_pipelines.hpp"
 #include "samples/replay/replay_mode.hpp"
 #include "samples/replay/replay_report.hpp"
 #include "samples/replay/replay_trace.hpp"
@@ -90,31 +91,45 @@ int run(const Options& options) {
   auto trace = load_trace(options.trace, options.frames);
   if (!trace) return fail(trace.error());
   info.bad_records = trace->bad_records;
-  auto instance = VulkanInstance::create(options.device, !options.no_validation);
-  if (!instance) return fail(instance.error());
-  const VkPhysicalDeviceProperties& p = (*instance)->properties();
-  info.device = p.deviceName;
-  info.vendor_id = p.vendorID;
-  info.device_id = p.deviceID;
-  info.driver_version = p.driverVersion;
-  info.validation = (*instance)->validation_active();
-  std::fprintf(stderr, "replay: %s, %zu frames, %zu draws on \"%s\" (%s)\n", options.trace.c_str(), trace->frames.size(),
-               trace->draws.size(), p.deviceName, info.driver_caches.c_str());
-
-  auto warm = warm_up(**instance);
-  if (!warm) return fail(warm.error());
-  info.warm_up_ms = *warm;
+  vulkan::ExecutorOptions vulkan;
+  vulkan.device = options.device;
+  vulkan.validation = !options.no_validation;
+  uint64_t messages = 0;
+  {
+    // The device every mode will choose (by the same name), on a context of its own: the report's device
+    // fields, and the process warm-up (warm_up_process) before the first mode.
+    auto device = VulkanDevice::create(vulkan);
+    if (!device) return fail(device.error());
+    const vulkan::Context& context = (*device)->context();
+    const VkPhysicalDeviceProperties& p = context.properties();
+    info.device = p.deviceName;
+    info.vendor_id = p.vendorID;
+    info.device_id = p.deviceID;
+    info.driver_version = p.driverVersion;
+    info.validation = context.validation_active();
+    if (vulkan.validation && !info.validation)
+      std::fprintf(stderr, "warning: VK_LAYER_KHRONOS_validation is not installed: the replay runs without validation\n");
+    std::fprintf(stderr, "replay: %s, %zu frames, %zu draws on \"%s\" (%s)\n", options.trace.c_str(), trace->frames.size(),
+                 trace->draws.size(), p.deviceName, info.driver_caches.c_str());
+    auto warm = warm_up_process((*device)->device());
+    if (!warm) return fail(warm.error());
+    info.warm_up_ms = *warm;
+    auto log = context.message_log();
+    device->reset();
+    messages += report_validation_messages(*log);
+  }
 
   std::vector<ModeResult> results;
   bool unavailable = false;
   for (Mode mode : modes) {
     std::fprintf(stderr, "replay: mode %s...\n", mode_name(mode));
-    auto result = run_mode(mode, *trace, **instance, options.bundle);
+    auto result = run_mode(mode, *trace, vulkan, options.bundle);
     if (!result) return fail(result.error());
     if (!result->available) {
       std::fprintf(stderr, "warning: mode %s is UNAVAILABLE: %s\n", mode_name(mode), result->unavailable_reason.c_str());
       unavailable = true;
     }
+    messages += result->validation_messages;
     results.push_back(std::move(*result));
   }
   const std::string report = options.json ? json_report(info, results) : text_report(info, results);
@@ -127,7 +142,6 @@ int run(const Options& options) {
       return kExitOutput;
     }
   }
-  const uint64_t messages = (*instance)->messages();
   if (messages != 0) std::fprintf(stderr, "error: %llu validation messages (above)\n", static_cast<unsigned long long>(messages));
   return messages != 0 || unavailable ? kExitFailures : kExitOk;
 }

@@ -30,14 +30,6 @@ struct OpenBundle {
   }
 };
 
-struct PipelineCache {
-  VkDevice device = VK_NULL_HANDLE;
-  VkPipelineCache cache = VK_NULL_HANDLE;
-  ~PipelineCache() {
-    if (cache) vkDestroyPipelineCache(device, cache, nullptr);
-  }
-};
-
 enum class Route { exact, fallback, uncovered };
 
 // The resolution of one (program, host state) pair, made at its first use and reused by every later draw.
@@ -98,129 +90,137 @@ const char* mode_name(Mode mode) {
   return "?";
 }
 
-Result<double> warm_up(const VulkanInstance& instance) {
-  auto device = VulkanDevice::create(instance);
-  if (!device) return std::move(device).error();
-  return warm_up_process((*device)->device());
-}
+namespace {
 
-Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const VulkanInstance& instance,
-                            const std::string& bundle_path) {
+// run_mode on its own device, which is destroyed on return; *messages is the device's validation log (null
+// when no device could be created), to be read after that.
+Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, const vulkan::ExecutorOptions& vulkan,
+                                        const std::string& bundle_path,
+                                        std::shared_ptr<const vulkan::Context::MessageLog>* messages) {
   ModeResult out;
   out.mode = mode;
-  const uint64_t messages_before = instance.messages();
-  {
-    auto device = VulkanDevice::create(instance);
-    if (!device) return std::move(device).error();
-    const VkDevice vk = (*device)->device();
-    auto renderer = FrameRenderer::create(**device, trace);
-    if (!renderer) return std::move(renderer).error();
+  auto device = VulkanDevice::create(vulkan);
+  if (!device) return std::move(device).error();
+  *messages = (*device)->context().message_log();
+  const VkDevice vk = (*device)->device();
+  auto renderer = FrameRenderer::create(**device, trace);
+  if (!renderer) return std::move(renderer).error();
 
-    // ---- load ----
-    const auto load_start = Clock::now();
-    OpenBundle bundle;
-    if (mode != Mode::none) {
-      if (sbk_result r = sbk_bundle_open_file(&bundle.bundle, bundle_path.c_str()); r != SBK_OK) {
-        Error e;
-        e.kind = r == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
-        e.reason = "bundle_unusable";
-        e.message = std::string("cannot open the bundle: ") + sbk_result_name(r);
-        e.where.file = bundle_path;
-        return e;
-      }
-      bundle.open = true;
+  // ---- load ----
+  const auto load_start = Clock::now();
+  OpenBundle bundle;
+  if (mode != Mode::none) {
+    if (sbk_result r = sbk_bundle_open_file(&bundle.bundle, bundle_path.c_str()); r != SBK_OK) {
+      Error e;
+      e.kind = r == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
+      e.reason = "bundle_unusable";
+      e.message = std::string("cannot open the bundle: ") + sbk_result_name(r);
+      e.where.file = bundle_path;
+      return e;
     }
-    VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-    out.pipeline_cache = "empty";
-    if (mode == Mode::bundle_cache) {
-      const VkPhysicalDeviceProperties& p = instance.properties();
-      const void* data = nullptr;
-      size_t size = 0;
-      const sbk_result r = sbk_bundle_driver_cache(&bundle.bundle, p.vendorID, p.deviceID, p.driverVersion,
-                                                   p.pipelineCacheUUID, &data, &size);
-      if (r != SBK_OK) {
-        char device_text[160];
-        std::snprintf(device_text, sizeof device_text, "vendor 0x%04x, device 0x%04x, driver version 0x%08x, cache UUID %s",
-                      p.vendorID, p.deviceID, p.driverVersion, hex(p.pipelineCacheUUID, VK_UUID_SIZE).c_str());
-        out.available = false;
-        out.unavailable_reason =
-            r == SBK_NOT_FOUND
-                ? std::string("the bundle has no driver cache for this device (") + device_text +
-                      "): run `shaderbake warm BUNDLE --device ...` on this machine first"
-                : std::string("the bundle's driver cache is unusable (") + sbk_result_name(r) + ")";
-        return out;
-      }
-      cache_info.initialDataSize = size;
-      cache_info.pInitialData = data;
-      out.driver_cache_bytes = size;
-      out.pipeline_cache = "the bundle's driver cache for this device";
-    }
-    PipelineCache cache{vk};
-    if (VkResult r = vkCreatePipelineCache(vk, &cache_info, nullptr, &cache.cache); r != VK_SUCCESS)
-      return vulkan_error("vkCreatePipelineCache", r);
-    PipelineFactory factory(vk, cache.cache, salt_of(mode));
-    std::unique_ptr<BundlePipelines> routes;
-    if (mode != Mode::none) {
-      routes = std::make_unique<BundlePipelines>(bundle.bundle, factory);
-      auto loaded = routes->load();
-      if (!loaded) return std::move(loaded).error();
-      out.load_fallback_pipelines = *loaded;
-      out.load_layouts = sbk_bundle_layout_count(&bundle.bundle);
-    }
-    out.load_ms = mode == Mode::none ? 0.0 : ms_since(load_start);
-    CompiledPipelines old_way(factory);
-
-    // ---- frames ----
-    std::unordered_map<uint64_t, Resolved> resolved;
-    for (const ReplayFrame& frame : trace.frames) {
-      if (Status s = (*renderer)->begin_frame(); !s) return std::move(s).error();
-      double first_use_ms = 0;
-      for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
-        const ReplayDraw& draw = trace.draws[i];
-        const uint64_t pair = uint64_t{draw.program} << 32 | draw.host;
-        auto it = resolved.find(pair);
-        if (it != resolved.end()) {
-          ++out.reused;
-        } else {
-          // A first use: everything from here to the binding is the stall an emulator would see.
-          const sbk_nv2a_program& program = trace.programs[draw.program];
-          const sbk_host_state& host = trace.hosts[draw.host];
-          const uint64_t pipelines_before = factory.pipelines_created();
-          const uint64_t compiles_before = old_way.shader_compiles();
-          const auto start = Clock::now();
-          auto selected = select_route(routes.get(), old_way, program, host);
-          if (!selected) return std::move(selected).error();
-          const Resolved r = *selected;
-          if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
-          const double ms = ms_since(start);
-          RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
-          ++work.first_uses;
-          work.ms += ms;
-          work.pipelines_created += factory.pipelines_created() - pipelines_before;
-          work.shader_compiles += old_way.shader_compiles() - compiles_before;
-          first_use_ms += ms;
-          out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
-          it = resolved.emplace(pair, r).first;
-        }
-        const Resolved& r = it->second;
-        ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
-        if (r.binding.pipeline == VK_NULL_HANDLE) {
-          ++out.draws_skipped;
-          continue;
-        }
-        if (Status s = (*renderer)->draw(r.binding, draw.host); !s) return std::move(s).error();
-      }
-      auto submit_ms = (*renderer)->end_frame();
-      if (!submit_ms) return std::move(submit_ms).error();
-      out.frame_first_use_ms.push_back(first_use_ms);
-      out.frame_submit_ms.push_back(*submit_ms);
-      out.draws += frame.count;
-      ++out.frames;
-    }
-    // Destroyed here, in reverse order of creation: the pipelines, layouts and modules (factory), the cache,
-    // the bundle, the renderer's resources, the device. Messages reported while destroying count too.
+    bundle.open = true;
   }
-  out.validation_messages = instance.messages() - messages_before;
+  VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  out.pipeline_cache = "empty";
+  if (mode == Mode::bundle_cache) {
+    const VkPhysicalDeviceProperties& p = (*device)->context().properties();
+    const void* data = nullptr;
+    size_t size = 0;
+    const sbk_result r = sbk_bundle_driver_cache(&bundle.bundle, p.vendorID, p.deviceID, p.driverVersion,
+                                                 p.pipelineCacheUUID, &data, &size);
+    if (r != SBK_OK) {
+      char device_text[160];
+      std::snprintf(device_text, sizeof device_text, "vendor 0x%04x, device 0x%04x, driver version 0x%08x, cache UUID %s",
+                    p.vendorID, p.deviceID, p.driverVersion, hex(p.pipelineCacheUUID, VK_UUID_SIZE).c_str());
+      out.available = false;
+      out.unavailable_reason =
+          r == SBK_NOT_FOUND
+              ? std::string("the bundle has no driver cache for this device (") + device_text +
+                    "): run `shaderbake warm BUNDLE --device ...` on this machine first"
+              : std::string("the bundle's driver cache is unusable (") + sbk_result_name(r) + ")";
+      return out;
+    }
+    cache_info.initialDataSize = size;
+    cache_info.pInitialData = data;
+    out.driver_cache_bytes = size;
+    out.pipeline_cache = "the bundle's driver cache for this device";
+  }
+  auto cache = vulkan::create_object<VkPipelineCache>(vk, "vkCreatePipelineCache", vkCreatePipelineCache, cache_info,
+                                                     vkDestroyPipelineCache);
+  if (!cache) return std::move(cache).error();
+  PipelineFactory factory(vk, cache->get(), salt_of(mode));
+  std::unique_ptr<BundlePipelines> routes;
+  if (mode != Mode::none) {
+    routes = std::make_unique<BundlePipelines>(bundle.bundle, factory);
+    auto loaded = routes->load();
+    if (!loaded) return std::move(loaded).error();
+    out.load_fallback_pipelines = *loaded;
+    out.load_layouts = sbk_bundle_layout_count(&bundle.bundle);
+  }
+  out.load_ms = mode == Mode::none ? 0.0 : ms_since(load_start);
+  CompiledPipelines old_way(factory);
+
+  // ---- frames ----
+  std::unordered_map<uint64_t, Resolved> resolved;
+  for (const ReplayFrame& frame : trace.frames) {
+    if (Status s = (*renderer)->begin_frame(); !s) return std::move(s).error();
+    double first_use_ms = 0;
+    for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
+      const ReplayDraw& draw = trace.draws[i];
+      const uint64_t pair = uint64_t{draw.program} << 32 | draw.host;
+      auto it = resolved.find(pair);
+      if (it != resolved.end()) {
+        ++out.reused;
+      } else {
+        // A first use: everything from here to the binding is the stall an emulator would see.
+        const sbk_nv2a_program& program = trace.programs[draw.program];
+        const sbk_host_state& host = trace.hosts[draw.host];
+        const uint64_t pipelines_before = factory.pipelines_created();
+        const uint64_t compiles_before = old_way.shader_compiles();
+        const auto start = Clock::now();
+        auto selected = select_route(routes.get(), old_way, program, host);
+        if (!selected) return std::move(selected).error();
+        const Resolved r = *selected;
+        if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
+        const double ms = ms_since(start);
+        RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
+        ++work.first_uses;
+        work.ms += ms;
+        work.pipelines_created += factory.pipelines_created() - pipelines_before;
+        work.shader_compiles += old_way.shader_compiles() - compiles_before;
+        first_use_ms += ms;
+        out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
+        it = resolved.emplace(pair, r).first;
+      }
+      const Resolved& r = it->second;
+      ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
+      if (r.binding.pipeline == VK_NULL_HANDLE) {
+        ++out.draws_skipped;
+        continue;
+      }
+      if (Status s = (*renderer)->draw(r.binding, draw.host); !s) return std::move(s).error();
+    }
+    auto submit_ms = (*renderer)->end_frame();
+    if (!submit_ms) return std::move(submit_ms).error();
+    out.frame_first_use_ms.push_back(first_use_ms);
+    out.frame_submit_ms.push_back(*submit_ms);
+    out.draws += frame.count;
+    ++out.frames;
+  }
+  // Destroyed on return, in reverse order of creation: the pipelines, layouts and modules (factory), the
+  // cache, the bundle, the renderer's resources, the device. Messages reported while destroying count too.
+  return out;
+}
+
+}  // namespace
+
+Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const vulkan::ExecutorOptions& vulkan,
+                            const std::string& bundle_path) {
+  std::shared_ptr<const vulkan::Context::MessageLog> messages;
+  auto out = replay_on_new_device(mode, trace, vulkan, bundle_path, &messages);
+  // Also when the mode failed or was unavailable: what the layer said is part of the diagnosis.
+  const uint64_t count = messages ? report_validation_messages(*messages) : 0;
+  if (out) out->validation_messages = count;
   return out;
 }
 

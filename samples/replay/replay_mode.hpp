@@ -63,14 +63,11 @@ struct ModeResult {
   uint64_t validation_messages = 0;
 };
 
-// Runs one mode over the whole trace on a fresh VkDevice of `instance` with a fresh VkPipelineCache and fresh
-// in-process state. `bundle_path` is unused in mode none. An unavailable mode (bundle+cache without a driver
+// Runs one mode over the whole trace on a fresh VulkanDevice (`vulkan` picks it) with a fresh VkPipelineCache
+// and fresh in-process state; the validation messages reported on it are printed and counted. `bundle_path` is unused in mode none. An unavailable mode (bundle+cache without a driver
 // cache for this device) is a result with available = false, not an error. Errors: the bundle cannot be
 // opened or is damaged (ErrorKind::bad_input), a compile or Vulkan failure (ErrorKind::toolchain).
-Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const VulkanInstance& instance,
+Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const vulkan::ExecutorOptions& vulkan,
                             const std::string& bundle_path);
-
-// See warm_up_process (compiled_pipelines.hpp): run once, before the first mode, on a device of its own.
-Result<double> warm_up(const VulkanInstance& instance);
 
 }  // namespace shaderbake::replay
