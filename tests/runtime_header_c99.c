@@ -7,15 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                  \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                    \
-    }                                                                \
-  } while (0)
+#include "tests/loader/check.h"
 
 static void put32(uint8_t* p, uint32_t v) {
   p[0] = (uint8_t)v;
@@ -69,7 +61,7 @@ static void test_exact_key_layout(void) {
   expected[148] = 4; /* greater */
 
   sbk_nv2a_encode_exact_key(&p, key);
-  CHECK(memcmp(key, expected, sizeof expected) == 0);
+  SBK_TEST_CHECK(memcmp(key, expected, sizeof expected) == 0);
 }
 
 static void test_family_key_layout(void) {
@@ -84,7 +76,7 @@ static void test_family_key_layout(void) {
   p.texture_modes[3] = SBK_NV2A_TEXTURE_PROJECT3D;
   p.texture_enabled[0] = p.texture_enabled[1] = p.texture_enabled[2] = p.texture_enabled[3] = 1;
   sbk_nv2a_encode_family_key(&p, key);
-  CHECK(memcmp(key, expected, sizeof expected) == 0);
+  SBK_TEST_CHECK(memcmp(key, expected, sizeof expected) == 0);
 }
 
 static void test_host_state_layout(void) {
@@ -140,16 +132,16 @@ static void test_host_state_layout(void) {
   expected[n++] = SBK_SEMANTIC_POSITION; expected[n++] = 0; put32(expected + n, 109); n += 4; put32(expected + n, 0); n += 4;
   expected[n++] = SBK_SEMANTIC_TEXCOORD0; expected[n++] = 3; put32(expected + n, 103); n += 4; put32(expected + n, 0); n += 4;
 
-  CHECK(sbk_encode_host_state(&h, out, sizeof out, &size) == SBK_OK);
-  CHECK(size == n);
-  CHECK(memcmp(out, expected, n) == 0);
+  SBK_TEST_CHECK(sbk_encode_host_state(&h, out, sizeof out, &size) == SBK_OK);
+  SBK_TEST_CHECK(size == n);
+  SBK_TEST_CHECK(memcmp(out, expected, n) == 0);
 }
 
 static void test_hash_is_xxh3_128(void) {
   /* XXH3-128 of the empty input, seed 0 (from the xxHash reference implementation's test vectors). */
   const sbk_key_hash h = sbk_hash_key("", 0);
-  CHECK(h.low == 0x6001C324468D497FULL);
-  CHECK(h.high == 0x99AA06D3014798D8ULL);
+  SBK_TEST_CHECK(h.low == 0x6001C324468D497FULL);
+  SBK_TEST_CHECK(h.high == 0x99AA06D3014798D8ULL);
 }
 
 int main(void) {
@@ -157,8 +149,8 @@ int main(void) {
   test_family_key_layout();
   test_host_state_layout();
   test_hash_is_xxh3_128();
-  if (failures) {
-    fprintf(stderr, "%d failed\n", failures);
+  if (sbk_test_failures) {
+    fprintf(stderr, "%d failed\n", sbk_test_failures);
     return 1;
   }
   printf("runtime header (C99): all checks passed\n");

@@ -2,23 +2,12 @@
 # SPDX-License-Identifier: MIT
 # CLI contract of the artifact cache: `shaderbake compile --cache-dir` (a second run compiles nothing and
 # writes the same files; a damaged entry is discarded and rebuilt) and `shaderbake cache prune`.
-set -u
+# Usage: cache_test.sh SHADERBAKE SOURCE_ROOT
 bin=$1
 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/default-cache"  # never the user's cache, whatever a run defaults to
+source "$(dirname "$0")/common.sh"
 cache="$tmp/cache"
 trace="$root/samples/traces/tiny.json"
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-json_field() {  # json_field FILE EXPR  (python3 is in Debian's base system)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 entries() { find "$cache" -name '*.sbkc' -type f | wc -l; }
 
 # Cold, then warm: the second run finds every module and writes byte-identical files.
@@ -49,12 +38,7 @@ check "the text summary gives hits and misses" grep -q "^cache .*: $cold_misses 
 
 # A damaged entry is discarded and rebuilt; the output does not change.
 victim=$(find "$cache" -name '*.sbkc' -type f | sort | head -n 1)
-python3 - "$victim" <<'PY'
-import sys
-data = bytearray(open(sys.argv[1], 'rb').read())
-data[len(data) // 2] ^= 0xFF
-open(sys.argv[1], 'wb').write(data)
-PY
+flip_bits "$victim" $(($(stat -c %s "$victim") / 2)) 0xFF
 "$bin" compile --json --cache-dir "$cache" -o "$tmp/repaired" "$trace" >"$tmp/repaired.json" 2>/dev/null
 check "a compile over a damaged entry exits 0" test $? -eq 0
 check "the damaged entry is counted" test "$(json_field "$tmp/repaired.json" "d['cache']['corrupt_discarded']")" = 1
@@ -87,5 +71,4 @@ check "prune without --max-size is a usage error" test $? -eq 2
 "$bin" cache >/dev/null 2>&1
 check "cache without a subcommand is a usage error" test $? -eq 2
 
-echo "cli_cache: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_cache

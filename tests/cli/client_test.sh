@@ -4,22 +4,10 @@
 # its keys, then samples/client/bundle_client (plain C, the runtime header only) selects a route for every
 # key line and creates every pipeline it hits on Vulkan (lavapipe) under the validation layer.
 # Usage: client_test.sh SHADERBAKE BUNDLE_CLIENT SOURCE_ROOT
-set -u
 bin=$1
 client=$2
 root=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/cache"  # never the user's artifact cache
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-field() {  # field JSON-FILE EXPR  (d is the parsed object)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+source "$(dirname "$0")/common.sh"
 
 for name in session_ref session_inline; do
   trace=$root/samples/traces/$name.jsonl
@@ -36,7 +24,7 @@ for name in session_ref session_inline; do
   check "$name: the key file starts with its format line" test "$(head -n 1 "$tmp/$name.keys")" = "# shaderbake-keys/1"
   lines=$(grep -vc '^#' "$tmp/$name.keys")
   check "$name: one key line per exact pipeline key ($lines)" \
-    test "$lines" = "$(field "$tmp/$name.dedupe.json" "d['unique_pipeline_keys']")"
+    test "$lines" = "$(json_field "$tmp/$name.dedupe.json" "d['unique_pipeline_keys']")"
 
   # The renderer's order: exact, then fallback, then an explicit miss.
   "$client" "$tmp/$name.sbk" "$tmp/$name.keys" --json >"$tmp/$name.client.json" 2>"$tmp/$name.client.err"
@@ -44,21 +32,21 @@ for name in session_ref session_inline; do
   check "$name: bundle_client exits 0 (got $rc; stderr: $(head -c 600 "$tmp/$name.client.err"))" test $rc -eq 0
   out=$tmp/$name.client.json
   check "$name: every key line is counted once" \
-    test "$(field "$out" "d['exact_hits'] + d['fallback_hits'] + d['misses_total']")" = "$lines"
-  check "$name: the client read every line" test "$(field "$out" "(d['lines'], d['bad_lines'])")" = "($lines, 0)"
-  check "$name: the validation layer was on" test "$(field "$out" "d['validation_layer']")" = "True"
-  check "$name: zero validation messages" test "$(field "$out" "d['validation_messages']")" = "0"
+    test "$(json_field "$out" "d['exact_hits'] + d['fallback_hits'] + d['misses_total']")" = "$lines"
+  check "$name: the client read every line" test "$(json_field "$out" "(d['lines'], d['bad_lines'])")" = "($lines, 0)"
+  check "$name: the validation layer was on" test "$(json_field "$out" "d['validation_layer']")" = "True"
+  check "$name: zero validation messages" test "$(json_field "$out" "d['validation_messages']")" = "0"
   check "$name: every exact pipeline of the bundle was created, none failed" \
-    test "$(field "$out" "(d['pipelines_created'], d['pipeline_failures'])")" = \
-         "($(field "$tmp/$name.report.json" "d['exact_pipelines']"), 0)"
+    test "$(json_field "$out" "(d['pipelines_created'], d['pipeline_failures'])")" = \
+         "($(json_field "$tmp/$name.report.json" "d['exact_pipelines']"), 0)"
   # Misses are exactly the programs whose exact shader failed to generate, and admission rejected them all
   # (an admitted program would have been served by its family's ubershader).
-  failed=$(field "$tmp/$name.report.json" "sorted({f['key'] for f in d['failures'] if f['route'] == 'exact'})")
+  failed=$(json_field "$tmp/$name.report.json" "sorted({f['key'] for f in d['failures'] if f['route'] == 'exact'})")
   check "$name: the build reported exact failures" test "$failed" != "[]"
   check "$name: misses are the programs whose exact shader failed ($failed)" \
-    test "$(field "$out" "sorted({m['exact_key'] for m in d['misses']})")" = "$failed"
+    test "$(json_field "$out" "sorted({m['exact_key'] for m in d['misses']})")" = "$failed"
   check "$name: every miss is generation_failed and rejected by admission" \
-    test "$(field "$out" "sorted({(m['reason'], m['admission'] != 'admitted') for m in d['misses']})")" = \
+    test "$(json_field "$out" "sorted({(m['reason'], m['admission'] != 'admitted') for m in d['misses']})")" = \
          "[('generation_failed', True)]"
 
   # Fallback first: the same answers, and now every ubershader pipeline of the bundle is created.
@@ -68,12 +56,12 @@ for name in session_ref session_inline; do
   out=$tmp/$name.fallback.json
   check "$name: --prefer-fallback exits 0 (got $rc; stderr: $(head -c 600 "$tmp/$name.fallback.err"))" test $rc -eq 0
   check "$name: --prefer-fallback serves every admitted line by fallback" \
-    test "$(field "$out" "(d['exact_hits'], d['fallback_hits'] + d['misses_total'])")" = "(0, $lines)"
+    test "$(json_field "$out" "(d['exact_hits'], d['fallback_hits'] + d['misses_total'])")" = "(0, $lines)"
   check "$name: --prefer-fallback creates every fallback pipeline, with zero validation messages" \
-    test "$(field "$out" "(d['pipelines_created'], d['pipeline_failures'], d['validation_messages'])")" = \
-         "($(field "$tmp/$name.report.json" "d['fallback_pipelines']"), 0, 0)"
+    test "$(json_field "$out" "(d['pipelines_created'], d['pipeline_failures'], d['validation_messages'])")" = \
+         "($(json_field "$tmp/$name.report.json" "d['fallback_pipelines']"), 0, 0)"
   check "$name: --prefer-fallback misses the same programs" \
-    test "$(field "$out" "sorted({m['exact_key'] for m in d['misses']})")" = "$failed"
+    test "$(json_field "$out" "sorted({m['exact_key'] for m in d['misses']})")" = "$failed"
 done
 
 # A host state one field away from a real one (the sample count) must miss, not hit another entry: the
@@ -95,9 +83,9 @@ EOF
 "$client" "$tmp/session_ref.sbk" "$tmp/mutated.keys" --json >"$tmp/mutated.json" 2>"$tmp/mutated.err"
 check "a host state with another sample count exits 0" test $? -eq 0
 check "a host state with another sample count misses" \
-  test "$(field "$tmp/mutated.json" "(d['lines'], d['exact_hits'], d['fallback_hits'], d['misses_total'])")" = "(1, 0, 0, 1)"
+  test "$(json_field "$tmp/mutated.json" "(d['lines'], d['exact_hits'], d['fallback_hits'], d['misses_total'])")" = "(1, 0, 0, 1)"
 check "its reason: no pipeline for that host state" \
-  test "$(field "$tmp/mutated.json" "d['misses'][0]['reason']")" = "no_pipeline_for_host_state"
+  test "$(json_field "$tmp/mutated.json" "d['misses'][0]['reason']")" = "no_pipeline_for_host_state"
 
 # A malformed line is bad input (exit 3) and names file and line.
 { echo "# shaderbake-keys/1"; echo "0 0101 00"; } >"$tmp/bad.keys"
@@ -107,5 +95,4 @@ check "the error names file and line" grep -q "^error: .*bad.keys:2:" "$tmp/bad.
 "$client" "$tmp/session_ref.sbk" >/dev/null 2>&1
 check "a missing argument is a usage error" test $? -eq 2
 
-echo "cli_client: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_client

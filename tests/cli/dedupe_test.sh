@@ -2,21 +2,10 @@
 # SPDX-License-Identifier: MIT
 # CLI contract of `shaderbake dedupe` and `shaderbake schema`: exit codes, stdout/stderr split, JSON shape,
 # and counts on a hand-checkable trace (samples/traces/tiny.json; the derivation is in samples/README.md).
-set -u
+# Usage: dedupe_test.sh SHADERBAKE SOURCE_ROOT
 bin=$1
 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/cache"  # compile's artifact cache: never the user's
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-json_field() {  # json_field FILE EXPR  (python3 is in Debian's base system)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+source "$(dirname "$0")/common.sh"
 
 # Usage errors exit 2.
 "$bin" >/dev/null 2>&1; check "no command is a usage error" test $? -eq 2
@@ -76,5 +65,4 @@ for name in trace dedupe; do
 done
 "$bin" schema nosuch >/dev/null 2>&1; check "an unknown schema is a usage error" test $? -eq 2
 
-echo "cli_dedupe: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_dedupe

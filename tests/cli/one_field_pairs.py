@@ -35,22 +35,14 @@ base_host = {
 base_dynamic = {"c0": ["0xFF808080"], "alpha_ref": 0}
 
 
-def program_variant(path, value):
-    p = copy.deepcopy(base_program)
-    target = p
+def variant(base, path, value):
+    """A deep copy of `base` with the field at `path` (keys and indices) set to `value`."""
+    out = copy.deepcopy(base)
+    target = out
     for part in path[:-1]:
         target = target[part]
     target[path[-1]] = value
-    return p
-
-
-def host_variant(path, value):
-    h = copy.deepcopy(base_host)
-    target = h
-    for part in path[:-1]:
-        target = target[part]
-    target[path[-1]] = value
-    return h
+    return out
 
 
 program_changes = [
@@ -74,20 +66,14 @@ host_changes = [
     (("vertex", "attributes", 1, "offset"), 24),
     (("vertex", "bindings", 0, "stride"), 40),
 ]
-# Must NOT make a new key: a dynamic value, and a word past the stage count.
-ignored = [
-    ("dynamic", {"c0": ["0xFF000000"], "alpha_ref": 7}),
-    ("program", program_variant(("rgb_inputs", 5), "0x12345678")),
-]
-
 states = [("base", base_program, base_host, base_dynamic)]
 for i, (path, value) in enumerate(program_changes):
-    states.append((f"p{i}", program_variant(path, value), base_host, base_dynamic))
+    states.append((f"p{i}", variant(base_program, path, value), base_host, base_dynamic))
 for i, (path, value) in enumerate(host_changes):
-    states.append((f"h{i}", base_program, host_variant(path, value), base_dynamic))
-for i, (what, value) in enumerate(ignored):
-    states.append((f"i{i}", value if what == "program" else base_program, base_host,
-                   value if what == "dynamic" else base_dynamic))
+    states.append((f"h{i}", base_program, variant(base_host, path, value), base_dynamic))
+# Must NOT make a new key: a dynamic value, and a word past the stage count.
+states.append(("i0", base_program, base_host, {"c0": ["0xFF000000"], "alpha_ref": 7}))
+states.append(("i1", variant(base_program, ("rgb_inputs", 5), "0x12345678"), base_host, base_dynamic))
 
 with open(sys.argv[1], "w") as out:
     out.write(json.dumps({"type": "capture", "format": "shaderbake-trace/1", "guest": "nv2a",

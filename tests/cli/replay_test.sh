@@ -2,28 +2,19 @@
 # SPDX-License-Identifier: MIT
 # samples/replay end to end on lavapipe: a bundle built from a capture of the first frames of a sample trace
 # (so that the replay meets captured states, uncaptured ones the fallback route serves, and uncaptured ones
-# that must be compiled), warmed with `shaderbake warm` when the CLI has it, then `shaderbake-replay --mode
-# all --json` over the trace's first 30 frames under the validation layer. Checks that the numbers add up, that the
-# fallback route compiles and creates nothing at first use, that mode none compiles every first use, and
-# that the validation layer reported nothing.
+# that must be compiled), warmed with `shaderbake warm`, then `shaderbake-replay --mode all --json` over the
+# trace's first 30 frames under the validation layer. Checks that the numbers add up, that the fallback route
+# compiles and creates nothing at first use, that mode none compiles every first use, and that the validation
+# layer reported nothing.
 # Usage: replay_test.sh SHADERBAKE SHADERBAKE_REPLAY SOURCE_ROOT
-set -u
 bin=$1
 replay=$2
 root=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/cache"  # never the user's artifact cache
+source "$(dirname "$0")/common.sh"
 export MESA_SHADER_CACHE_DIR="$tmp/mesa"  # the replay turns Mesa's cache off; anything else stays here
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-py() {  # py JSON-FILE EXPR  (d is the parsed object, m the modes by name)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); m={x['mode']: x for x in d['modes']}; print($2)" "$1"
+py() {  # py JSON-FILE EXPR: json_field with m, the modes by name, besides d
+  json_field "$1" "(lambda m: $2)({x['mode']: x for x in d['modes']})"
 }
 
 trace=$root/samples/traces/session_inline.jsonl
@@ -52,35 +43,20 @@ rc=$?
 check "build exits 0 or 1 (got $rc)" test $rc -le 1
 check "the bundle is written" test -s "$tmp/b.sbk"
 
-warmed=0
-if "$bin" --help 2>/dev/null | grep -Eq '^ +warm '; then
-  "$bin" warm "$tmp/b.sbk" >"$tmp/warm.out" 2>"$tmp/warm.err"
-  rc=$?
-  check "warm exits 0 (got $rc; stderr: $(head -c 600 "$tmp/warm.err"))" test $rc -eq 0
-  warmed=1
-else
-  echo "note: this shaderbake has no 'warm' command yet: mode bundle+cache is checked to be reported unavailable" >&2
-fi
+"$bin" warm "$tmp/b.sbk" >"$tmp/warm.out" 2>"$tmp/warm.err"
+rc=$?
+check "warm exits 0 (got $rc; stderr: $(head -c 600 "$tmp/warm.err"))" test $rc -eq 0
 
 "$replay" "$trace" --bundle "$tmp/b.sbk" --mode all --frames 30 --json >"$tmp/all.json" 2>"$tmp/all.err"
 rc=$?
 out=$tmp/all.json
-if [[ $warmed -eq 1 ]]; then
-  check "replay --mode all exits 0 (got $rc; stderr: $(grep -v '^replay:' "$tmp/all.err" | head -c 600))" test $rc -eq 0
-  modes="none bundle bundle+cache"
-else
-  check "replay --mode all exits 1 without a driver cache (got $rc; stderr: $(grep -v '^replay:' "$tmp/all.err" | head -c 600))" test $rc -eq 1
-  check "bundle+cache is reported unavailable, naming shaderbake warm" \
-    test "$(py "$out" "(m['bundle+cache']['available'], 'shaderbake warm' in m['bundle+cache']['unavailable_reason'])")" = "(False, True)"
-  check "stderr says so loudly" grep -q "UNAVAILABLE" "$tmp/all.err"
-  modes="none bundle"
-fi
+check "replay --mode all exits 0 (got $rc; stderr: $(grep -v '^replay:' "$tmp/all.err" | head -c 600))" test $rc -eq 0
 check "the output is a shaderbake-replay/1 report with three modes" \
   test "$(py "$out" "(d['format'], [x['mode'] for x in d['modes']])")" = "('shaderbake-replay/1', ['none', 'bundle', 'bundle+cache'])"
 check "the validation layer was on" test "$(py "$out" "d['validation_layer']")" = "True"
 check "driver disk caches were off" grep -q "MESA_SHADER_CACHE_DISABLE=true" <<<"$(py "$out" "d['driver_caches']")"
 
-for mode in $modes; do
+for mode in none bundle bundle+cache; do
   x="m['$mode']"
   check "$mode: every frame and draw replayed $replayed" test "$(py "$out" "($x['frames'], $x['draws'])")" = "$replayed"
   check "$mode: route counts sum to the draws" \
@@ -113,11 +89,9 @@ check "bundle: the fallback pipelines were created at load" \
   test "$(py "$out" "m['bundle']['load']['fallback_pipelines'] > 0")" = "True"
 check "bundle: fewer compiles at first use than mode none" \
   test "$(py "$out" "m['bundle']['first_use_work']['uncovered']['shader_compiles'] < m['none']['first_use_work']['uncovered']['shader_compiles']")" = "True"
-if [[ $warmed -eq 1 ]]; then
-  check "bundle+cache: the same routes as bundle" test "$(py "$out" "m['bundle+cache']['routes'] == m['bundle']['routes']")" = "True"
-  check "bundle+cache: the pipeline cache started from the bundle's blob" \
-    test "$(py "$out" "m['bundle+cache']['load']['driver_cache_bytes'] > 0")" = "True"
-fi
+check "bundle+cache: the same routes as bundle" test "$(py "$out" "m['bundle+cache']['routes'] == m['bundle']['routes']")" = "True"
+check "bundle+cache: the pipeline cache started from the bundle's blob" \
+  test "$(py "$out" "m['bundle+cache']['load']['driver_cache_bytes'] > 0")" = "True"
 
 # The text report: the modes side by side.
 "$replay" "$trace" --bundle "$tmp/b.sbk" --mode bundle --frames 3 >"$tmp/text.out" 2>"$tmp/text.err"
@@ -133,5 +107,4 @@ check "an unknown mode is a usage error" test $? -eq 2
 "$replay" "$tmp/missing.jsonl" --mode none >/dev/null 2>&1
 check "a missing trace is an error (not 0)" test $? -ne 0
 
-echo "cli_replay: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_replay

@@ -3,26 +3,14 @@
 # CLI contract of `shaderbake report coverage|rejections`: a capture checked against a bundle built from
 # another capture of the same generator; every draw and every first use in exactly one class (the numbers add
 # up, per trace and per frame); the release gate; JSON valid against the published schemas; the HTML page.
-set -u
+# Usage: report_test.sh SHADERBAKE SHADERBAKE_TRACEGEN SOURCE_ROOT
 bin=$1
-root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/cache"
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-json_field() {  # json_field FILE EXPR
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+gen=$2
+root=$3
+source "$(dirname "$0")/common.sh"
 validate() {  # validate SCHEMA FILE
   python3 "$root/tests/schema/validate.py" document "$root/schemas/$1.schema.json" "$2" >/dev/null
 }
-gen=$(dirname "$bin")/samples/shaderbake-tracegen
-[[ -x $gen ]] || gen=$(find "$(dirname "$bin")" -name shaderbake-tracegen -type f | head -n 1)
 
 # Capture A builds the bundle; capture B (same generator and state universe, a longer session) is checked.
 "$gen" --seed 5 --frames 150 --draws-per-frame 20 --states 200 -o "$tmp/a.jsonl" 2>/dev/null
@@ -80,5 +68,4 @@ if [[ -n $example ]]; then
     test "$(json_field "$tmp/example.json" "d['admission']['reason']")" = "$(json_field "$tmp/rej.json" "d['reasons'][0]['reason']")"
 fi
 
-echo "report CLI: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_report

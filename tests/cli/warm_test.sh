@@ -5,56 +5,44 @@
 # for exactly that identity, warming again replacing rather than adding, every other section unchanged, the
 # bundle still verifying, and the documented exit codes (3 bad bundle, 4 no such device, 5 cannot write).
 # Usage: warm_test.sh SHADERBAKE DRIVER_CACHE_PROBE SOURCE_ROOT
-set -u
 bin=$1
 probe=$2
 root=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export SHADERBAKE_CACHE_DIR="$tmp/cache"  # never the user's artifact cache
-failures=0
-passed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name" >&2; failures=$((failures + 1)); fi
-}
-field() {  # field JSON-FILE EXPR  (d is the parsed object)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+source "$(dirname "$0")/common.sh"
 
 "$bin" build "$root/samples/traces/tiny.json" -o "$tmp/b.sbk" --json >"$tmp/build.json" 2>"$tmp/build.err"
 check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $? -eq 0
 cp "$tmp/b.sbk" "$tmp/before.sbk"
-pipelines=$(field "$tmp/build.json" "d['exact_pipelines'] + d['fallback_pipelines']")
+pipelines=$(json_field "$tmp/build.json" "d['exact_pipelines'] + d['fallback_pipelines']")
 
 # ---- warm into another file, under the validation layer ----
 "$bin" warm "$tmp/b.sbk" -o "$tmp/w.sbk" --validate --json >"$tmp/warm.json" 2>"$tmp/warm.err"
 rc=$?
 check "warm exits 0 (got $rc; stderr: $(head -c 600 "$tmp/warm.err"))" test $rc -eq 0
 out=$tmp/warm.json
-check "warm ran on lavapipe" test "$(field "$out" "'llvmpipe' in d['device']['name']")" = True
-check "the validation layer was on" test "$(field "$out" "d['validation_layer']")" = True
-check "zero validation messages" test "$(field "$out" "len(d['validation_messages'])")" = 0
+check "warm ran on lavapipe" test "$(json_field "$out" "'llvmpipe' in d['device']['name']")" = True
+check "the validation layer was on" test "$(json_field "$out" "d['validation_layer']")" = True
+check "zero validation messages" test "$(json_field "$out" "len(d['validation_messages'])")" = 0
 check "every pipeline entry was created ($pipelines)" \
-  test "$(field "$out" "(d['pipelines'], d['cold']['created'], d['cold']['failed'])")" = "($pipelines, $pipelines, 0)"
+  test "$(json_field "$out" "(d['pipelines'], d['cold']['created'], d['cold']['failed'])")" = "($pipelines, $pipelines, 0)"
 check "the control pass created every pipeline cold again" \
-  test "$(field "$out" "(d['cold_again']['created'], d['cold_again']['failed'])")" = "($pipelines, 0)"
+  test "$(json_field "$out" "(d['cold_again']['created'], d['cold_again']['failed'])")" = "($pipelines, 0)"
 check "every pipeline was created again from the stored blob" \
-  test "$(field "$out" "(d['cached']['created'], d['cached']['failed'])")" = "($pipelines, 0)"
-check "the blob holds at least a VkPipelineCacheHeaderVersionOne" test "$(field "$out" "d['blob_bytes'] >= 32")" = True
-check "a first warm adds a blob" test "$(field "$out" "(d['replaced'], d['driver_caches_in_bundle'])")" = "(False, 1)"
+  test "$(json_field "$out" "(d['cached']['created'], d['cached']['failed'])")" = "($pipelines, 0)"
+check "the blob holds at least a VkPipelineCacheHeaderVersionOne" test "$(json_field "$out" "d['blob_bytes'] >= 32")" = True
+check "a first warm adds a blob" test "$(json_field "$out" "(d['replaced'], d['driver_caches_in_bundle'])")" = "(False, 1)"
 check "-o leaves the input alone" cmp -s "$tmp/b.sbk" "$tmp/before.sbk"
 check "no temporary file is left next to the output" test -z "$(ls "$tmp" | grep '\.tmp')"
 
-vendor=$(field "$out" "d['device']['vendor_id']")
-device=$(field "$out" "d['device']['device_id']")
-driver=$(field "$out" "d['device']['driver_version']")
-uuid=$(field "$out" "d['device']['pipeline_cache_uuid']")
+vendor=$(json_field "$out" "d['device']['vendor_id']")
+device=$(json_field "$out" "d['device']['device_id']")
+driver=$(json_field "$out" "d['device']['driver_version']")
+uuid=$(json_field "$out" "d['device']['pipeline_cache_uuid']")
 other_uuid=$(python3 -c "import sys; u=sys.argv[1]; print(u[:-1] + ('0' if u[-1] != '0' else '1'))" "$uuid")
 
 # ---- the loader (plain C) hands the blob out for lavapipe's identity only ----
 check "the loader returns the blob for lavapipe's identity" \
-  test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$driver" "$uuid")" = "ok $(field "$out" "d['blob_bytes']") $(printf '0x%x' "$vendor")"
+  test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$driver" "$uuid")" = "ok $(json_field "$out" "d['blob_bytes']") $(printf '0x%x' "$vendor")"
 check "NOT_FOUND for another driver version" \
   test "$("$probe" "$tmp/w.sbk" "$vendor" "$device" "$((driver + 1))" "$uuid")" = not_found
 check "NOT_FOUND for another pipelineCacheUUID" \
@@ -74,11 +62,11 @@ check "the warmed bundle adds exactly one section, DRIVER_CACHE (9)" \
 "$bin" verify --json "$tmp/w.sbk" >"$tmp/verify.json" 2>"$tmp/verify.err"
 check "the warmed bundle verifies (stderr: $(head -c 300 "$tmp/verify.err"))" test $? -eq 0
 check "verify checks the driver cache" \
-  test "$(field "$tmp/verify.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'driver_caches']")" = "[(1, 0)]"
+  test "$(json_field "$tmp/verify.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'driver_caches']")" = "[(1, 0)]"
 "$bin" inspect --json "$tmp/w.sbk" >"$tmp/inspect.json"
 check "inspect lists the driver cache" \
-  test "$(field "$tmp/inspect.json" "[(c['vendor_id'], c['driver_version'], c['pipeline_cache_uuid'], c['bytes']) for c in d['driver_caches']]")" = \
-       "[($vendor, $driver, '$uuid', $(field "$out" "d['blob_bytes']"))]"
+  test "$(json_field "$tmp/inspect.json" "[(c['vendor_id'], c['driver_version'], c['pipeline_cache_uuid'], c['bytes']) for c in d['driver_caches']]")" = \
+       "[($vendor, $driver, '$uuid', $(json_field "$out" "d['blob_bytes']"))]"
 "$bin" inspect "$tmp/w.sbk" >"$tmp/inspect.txt"
 check "inspect's summary names the device's blob" grep -q "driver caches: 1" "$tmp/inspect.txt"
 
@@ -91,7 +79,7 @@ check "the text summary compares cold and cached medians" grep -q "median per pi
 check "--no-control skips the control pass" test "$(grep -c "cold again" "$tmp/twice.txt")" = 0
 check "warming again replaces the device's blob" grep -q "replaced the blob of this device" "$tmp/twice.txt"
 "$bin" inspect --json "$tmp/twice.sbk" >"$tmp/twice.json"
-check "one blob after warming twice" test "$(field "$tmp/twice.json" "len(d['driver_caches'])")" = 1
+check "one blob after warming twice" test "$(json_field "$tmp/twice.json" "len(d['driver_caches'])")" = 1
 "$probe" "$tmp/twice.sbk" --sections | grep -v '^9 ' >"$tmp/sections.twice"
 check "warming twice leaves the other sections alone" diff -q <(grep -v '^9 ' "$tmp/sections.before") "$tmp/sections.twice"
 "$bin" verify "$tmp/twice.sbk" >/dev/null 2>&1
@@ -109,16 +97,10 @@ echo "not a bundle" >"$tmp/text.sbk"
 check "a text file exits 3" test $? -eq 3
 check "a text file is called not a bundle" grep -q "not a shaderbake bundle" "$tmp/text.err"
 cp "$tmp/before.sbk" "$tmp/damaged.sbk"
-python3 - "$tmp/damaged.sbk" <<'PY'
-import sys
-data = bytearray(open(sys.argv[1], "rb").read())
-data[len(data) - 3] ^= 0x10  # inside the last section: only its checksum can tell
-open(sys.argv[1], "wb").write(data)
-PY
+flip_bits "$tmp/damaged.sbk" -3 0x10  # inside the last section: only its checksum can tell
 "$bin" warm "$tmp/damaged.sbk" >/dev/null 2>"$tmp/damaged.err"
 check "a damaged bundle exits 3 and is not rewritten with fresh checksums" test $? -eq 3
 check "the damaged bundle is left as it was" test "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3])" "$tmp/damaged.sbk")" = \
   "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3] ^ 0x10)" "$tmp/before.sbk")"
 
-echo "warm CLI: $passed passed, $failures failed"
-test "$failures" -eq 0
+finish cli_warm

@@ -84,7 +84,12 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--mutations") == 0 && i + 1 < argc) mutations = std::strtoull(argv[++i], nullptr, 0);
     else if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) rng = std::strtoull(argv[++i], nullptr, 0);
     else {
+      // A seed that cannot be read is an error, not an empty seed: a moved corpus must not pass unnoticed.
       std::ifstream in(argv[i], std::ios::binary);
+      if (!in) {
+        std::fprintf(stderr, "error: fuzz_replay: cannot read seed file %s\n", argv[i]);
+        return 2;
+      }
       std::stringstream buffer;
       buffer << in.rdbuf();
       // Trace seeds get the form byte in front (0 = JSON Lines, 1 = document form by extension).
@@ -92,6 +97,10 @@ int main(int argc, char** argv) {
       if (target == "trace") seed.insert(seed.begin(), std::string(argv[i]).ends_with(".json") ? '\1' : '\0');
       seeds.push_back(std::move(seed));
     }
+  }
+  if (seeds.empty()) {
+    std::fprintf(stderr, "error: fuzz_replay: no seed files (an empty corpus folder?)\n");
+    return 2;
   }
   uint64_t runs = 0;
   for (const std::string& seed : seeds) {

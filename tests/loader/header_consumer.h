@@ -35,29 +35,21 @@
 #define SBK_TEST_IMPLEMENTATION_NAME "implementation in a C translation unit"
 #endif
 
-static int consumer_failures = 0;
-
-#define CONSUMER_CHECK(cond)                                                   \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++consumer_failures;                                                     \
-    }                                                                          \
-  } while (0)
+#include "tests/loader/check.h"
 
 /* Reads module `index` into a fresh buffer of exactly its size and checks it starts with the SPIR-V magic. */
 static uint32_t consumer_read_module(const sbk_bundle* bundle, uint32_t index, uint32_t want_stage) {
   sbk_module_info info;
   size_t size = 0;
   unsigned char* bytes;
-  CONSUMER_CHECK(sbk_bundle_module_info(bundle, index, &info) == SBK_OK);
-  CONSUMER_CHECK(info.stage == want_stage);
-  CONSUMER_CHECK(sbk_bundle_read_module(bundle, index, NULL, 0, &size, NULL) == SBK_ERROR_BUFFER_TOO_SMALL);
-  CONSUMER_CHECK(size == info.raw_size);
+  SBK_TEST_CHECK(sbk_bundle_module_info(bundle, index, &info) == SBK_OK);
+  SBK_TEST_CHECK(info.stage == want_stage);
+  SBK_TEST_CHECK(sbk_bundle_read_module(bundle, index, NULL, 0, &size, NULL) == SBK_ERROR_BUFFER_TOO_SMALL);
+  SBK_TEST_CHECK(size == info.raw_size);
   bytes = (unsigned char*)malloc(info.raw_size);
   if (bytes == NULL) return 0;
-  CONSUMER_CHECK(sbk_bundle_read_module(bundle, index, bytes, info.raw_size, &size, NULL) == SBK_OK);
-  CONSUMER_CHECK(size == info.raw_size && bytes[0] == 0x03 && bytes[1] == 0x02 && bytes[2] == 0x23 && bytes[3] == 0x07);
+  SBK_TEST_CHECK(sbk_bundle_read_module(bundle, index, bytes, info.raw_size, &size, NULL) == SBK_OK);
+  SBK_TEST_CHECK(size == info.raw_size && bytes[0] == 0x03 && bytes[1] == 0x02 && bytes[2] == 0x23 && bytes[3] == 0x07);
   free(bytes);
   return info.raw_size;
 }
@@ -78,39 +70,39 @@ static int consume(const char* path) {
     fprintf(stderr, "error: %s: %s\n", path, sbk_result_name(r));
     return 1;
   }
-  CONSUMER_CHECK(sbk_bundle_check_sections(&bundle) == SBK_OK);
+  SBK_TEST_CHECK(sbk_bundle_check_sections(&bundle) == SBK_OK);
 
   for (i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
-    CONSUMER_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_OK);
+    SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_OK);
     if (entry.kind >= 1 && entry.kind <= 3) ++kinds[entry.kind];
     if (entry.kind == SBK_KEY_KIND_PIPELINE && first_pipeline == SBK_NO_MODULE) first_pipeline = i;
   }
-  CONSUMER_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_NOT_FOUND);
-  CONSUMER_CHECK(first_pipeline != SBK_NO_MODULE);
+  SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_NOT_FOUND);
+  SBK_TEST_CHECK(first_pipeline != SBK_NO_MODULE);
   if (first_pipeline == SBK_NO_MODULE) {
     sbk_bundle_close(&bundle);
     return 1;
   }
 
   /* A renderer's probe: the pipeline key it computed (here: the stored one) finds the recipe. */
-  CONSUMER_CHECK(sbk_bundle_entry_at(&bundle, first_pipeline, &entry) == SBK_OK);
-  CONSUMER_CHECK(sbk_bundle_find(&bundle, entry.key, entry.key_size, &found) == SBK_OK);
-  CONSUMER_CHECK(found.index == first_pipeline && found.status == SBK_STATUS_READY);
-  CONSUMER_CHECK(sbk_decode_pipeline_key(found.key, found.key_size, &route, &fragment_key, &fragment_key_size, &host) ==
+  SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, first_pipeline, &entry) == SBK_OK);
+  SBK_TEST_CHECK(sbk_bundle_find(&bundle, entry.key, entry.key_size, &found) == SBK_OK);
+  SBK_TEST_CHECK(found.index == first_pipeline && found.status == SBK_STATUS_READY);
+  SBK_TEST_CHECK(sbk_decode_pipeline_key(found.key, found.key_size, &route, &fragment_key, &fragment_key_size, &host) ==
                  SBK_OK);
-  CONSUMER_CHECK(route == SBK_ROUTE_EXACT || route == SBK_ROUTE_FALLBACK);
+  SBK_TEST_CHECK(route == SBK_ROUTE_EXACT || route == SBK_ROUTE_FALLBACK);
   vertex_bytes = consumer_read_module(&bundle, found.vertex_module, 1u);
   fragment_bytes = consumer_read_module(&bundle, found.fragment_module, 16u);
-  CONSUMER_CHECK(sbk_bundle_layout(&bundle, found.layout, &layout) == SBK_OK);
+  SBK_TEST_CHECK(sbk_bundle_layout(&bundle, found.layout, &layout) == SBK_OK);
   /* The fragment identity inside the pipeline key is itself an entry of the bundle. */
   if (fragment_key != NULL) {
     sbk_entry fragment;
-    CONSUMER_CHECK(sbk_bundle_find(&bundle, fragment_key, fragment_key_size, &fragment) == SBK_OK);
-    CONSUMER_CHECK(fragment.kind ==
+    SBK_TEST_CHECK(sbk_bundle_find(&bundle, fragment_key, fragment_key_size, &fragment) == SBK_OK);
+    SBK_TEST_CHECK(fragment.kind ==
                    (route == SBK_ROUTE_EXACT ? (uint32_t)SBK_KEY_KIND_EXACT : (uint32_t)SBK_KEY_KIND_FAMILY));
   }
   /* A key of a schema version no bundle holds: the normal miss. */
-  CONSUMER_CHECK(sbk_bundle_find(&bundle, absent, sizeof absent, &found) == SBK_NOT_FOUND);
+  SBK_TEST_CHECK(sbk_bundle_find(&bundle, absent, sizeof absent, &found) == SBK_NOT_FOUND);
 
 #ifdef SBK_TEST_VULKAN
   {
@@ -119,11 +111,11 @@ static int consume(const char* path) {
     VkDescriptorSetLayoutBinding bindings[SBK_MAX_LAYOUT_BINDINGS];
     VkDescriptorSetLayoutCreateInfo set_layout;
     sbk_vk_fill_pipeline(&host, VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE, &storage, &pipeline);
-    CONSUMER_CHECK(pipeline.sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO && pipeline.stageCount == 2);
-    CONSUMER_CHECK(pipeline.pVertexInputState->vertexAttributeDescriptionCount == host.attribute_count);
-    CONSUMER_CHECK(pipeline.pColorBlendState->attachmentCount == host.color_count);
+    SBK_TEST_CHECK(pipeline.sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO && pipeline.stageCount == 2);
+    SBK_TEST_CHECK(pipeline.pVertexInputState->vertexAttributeDescriptionCount == host.attribute_count);
+    SBK_TEST_CHECK(pipeline.pColorBlendState->attachmentCount == host.color_count);
     sbk_vk_fill_set_layout(&layout, bindings, &set_layout);
-    CONSUMER_CHECK(set_layout.bindingCount == layout.binding_count);
+    SBK_TEST_CHECK(set_layout.bindingCount == layout.binding_count);
   }
 #endif
 
@@ -135,7 +127,7 @@ static int consume(const char* path) {
       kinds[2], kinds[3], sbk_bundle_module_count(&bundle), sbk_bundle_layout_count(&bundle), first_pipeline,
       entry.vertex_module, vertex_bytes, entry.fragment_module, fragment_bytes, entry.layout, layout.binding_count);
   sbk_bundle_close(&bundle);
-  return consumer_failures ? 1 : 0;
+  return sbk_test_failures ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
