@@ -4,10 +4,10 @@
 //             (os_floor), and sbk_bundle_open_memory; the first probe of a fresh mapping (its page faults)
 //   probe     sbk_bundle_find: a hot working set of 64 keys (a renderer re-probing its current draws), present
 //             keys at random over the whole bundle, and misses; sbk_hash_key alone on the same keys and the
-//             record check (XXH3-64 of a record), so the rest of a probe (directory, index entry, key compare,
-//             cache misses) reads as the difference
-//   modules   sbk_bundle_read_module (decompress + checksum) of real modules, with and without a caller
-//             ZSTD_DCtx, next to plain zstd with a pre-digested ZSTD_DDict (what the API cannot reuse)
+//             rest of a hit's own work (key compare + the record's 24-byte check), so what remains of a probe
+//             (directory, index entry, cache misses) reads as the difference
+//   modules   sbk_bundle_read_module (decompress + checksum) of real modules: without a caller ZSTD_DCtx, with
+//             one, and with one on a bundle after sbk_bundle_prepare_dictionary (the dictionary digested once)
 // Synthetic bundles of 1k / 100k / 1M pipeline entries (real pipeline keys: an nv2a exact key of random program
 // words + one of a few host states, ~270 bytes) are built in memory with BundleBuilder and written to a temp
 // file once per size (setup, never timed); one size lives in memory at a time. Real modules come from a bundle
@@ -409,22 +409,32 @@ void hash_hot(benchmark::State& state, size_t entries) {
   hash_keys(state, c.hot);
   state.counters["key_bytes"] = c.mean_key_size;
 }
-// The other hash of a hit: the record's check (XXH3-64 of its bytes after the check field, 24 + key bytes).
+// What a hit does besides hashing the probed key: compare the record's key with it, all bytes, and verify
+// the record's check (XXH3-64 of its 24 fixed-field bytes, seeded with the key's hash).
 void record_check_hot(benchmark::State& state, size_t entries) {
   const Corpus& c = corpus(entries);
-  std::vector<std::pair<const uint8_t*, size_t>> records;
+  struct Hit {
+    const uint8_t* record;
+    const uint8_t* probed;
+    size_t key_size;
+    uint64_t seed;
+  };
+  std::vector<Hit> hits;
   for (size_t i = 0; i < c.hot.count(); ++i) {
     sbk_entry e;
     if (sbk_bundle_find(&c.bundle, c.hot.key(i), c.hot.size[i], &e) != SBK_OK) {
       state.SkipWithError("hot key not found");
       return;
     }
-    records.emplace_back(e.key - SBK_BUNDLE_RECORD_HEADER_SIZE + 8, e.key_size + SBK_BUNDLE_RECORD_HEADER_SIZE - 8);
+    hits.push_back({e.key - SBK_BUNDLE_RECORD_HEADER_SIZE, c.hot.key(i), c.hot.size[i],
+                    sbk_hash_key(c.hot.key(i), c.hot.size[i]).low});
   }
   size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(XXH3_64bits(records[i].first, records[i].second));
-    if (++i == records.size()) i = 0;
+    const Hit& h = hits[i];
+    benchmark::DoNotOptimize(std::memcmp(h.record + SBK_BUNDLE_RECORD_HEADER_SIZE, h.probed, h.key_size));
+    benchmark::DoNotOptimize(XXH3_64bits_withSeed(h.record + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8, h.seed));
+    if (++i == hits.size()) i = 0;
   }
 }
 
@@ -438,23 +448,27 @@ void hash_random(benchmark::State& state, size_t entries) {
 // ---- modules of a real bundle ----
 
 struct RealBundle {
-  sbk_bundle bundle{};
+  sbk_bundle bundle{};    // as opened: every dictionary read loads the raw dictionary
+  sbk_bundle prepared{};  // the same file after sbk_bundle_prepare_dictionary
   std::vector<uint32_t> modules;  // every module index, in bundle order
   uint32_t largest = 0;
   uint64_t raw_bytes = 0, compressed_bytes = 0;
   std::vector<uint8_t> out;
-  ZSTD_DDict* ddict = nullptr;
 };
 std::unique_ptr<RealBundle> g_real;
 
-void read_modules(benchmark::State& state, bool with_dctx, bool largest_only) {
+// sbk_bundle_read_module over every module in turn (or the largest one again and again): without a caller
+// DCtx, with one, and with one on a prepared bundle (the way a renderer is told to read).
+enum class ReadWay { no_dctx, dctx, dctx_prepared };
+void read_modules(benchmark::State& state, ReadWay way, bool largest_only) {
   RealBundle& r = *g_real;
-  ZSTD_DCtx* dctx = with_dctx ? ZSTD_createDCtx() : nullptr;
+  const sbk_bundle& bundle = way == ReadWay::dctx_prepared ? r.prepared : r.bundle;
+  ZSTD_DCtx* dctx = way != ReadWay::no_dctx ? ZSTD_createDCtx() : nullptr;
   size_t i = 0, size = 0;
   uint64_t bytes = 0;
   for (auto _ : state) {
     const uint32_t m = largest_only ? r.largest : r.modules[i];
-    if (sbk_bundle_read_module(&r.bundle, m, r.out.data(), r.out.size(), &size, dctx) != SBK_OK) {
+    if (sbk_bundle_read_module(&bundle, m, r.out.data(), r.out.size(), &size, dctx) != SBK_OK) {
       state.SkipWithError("read_module failed");
       break;
     }
@@ -466,41 +480,6 @@ void read_modules(benchmark::State& state, bool with_dctx, bool largest_only) {
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.counters["modules"] = static_cast<double>(r.modules.size());
   state.counters["mean_raw_B"] = static_cast<double>(r.raw_bytes) / static_cast<double>(r.modules.size());
-}
-
-// The alternative the API does not offer: zstd with the dictionary digested once (ZSTD_DDict), plus the same
-// XXH3-64 check of the output. What the difference costs is the per-call dictionary load.
-void read_modules_ddict(benchmark::State& state, bool largest_only) {
-  RealBundle& r = *g_real;
-  uint64_t size = 0;
-  const uint8_t* data = sbk_bundle_section(&r.bundle, SBK_SECTION_MODULE_DATA, &size);
-  const uint8_t* table = sbk_bundle_section(&r.bundle, SBK_SECTION_MODULES, &size);
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  size_t i = 0;
-  uint64_t bytes = 0;
-  for (auto _ : state) {
-    const uint32_t m = largest_only ? r.largest : r.modules[i];
-    const uint8_t* e = table + 8 + 32 * static_cast<size_t>(m);
-    uint64_t offset;
-    uint32_t compressed, raw, flags;
-    uint64_t check;
-    std::memcpy(&offset, e, 8);
-    std::memcpy(&compressed, e + 8, 4);
-    std::memcpy(&raw, e + 12, 4);
-    std::memcpy(&check, e + 16, 8);
-    std::memcpy(&flags, e + 28, 4);
-    const size_t n = (flags & 1u) ? ZSTD_decompress_usingDDict(dctx, r.out.data(), raw, data + offset, compressed, r.ddict)
-                                  : ZSTD_decompressDCtx(dctx, r.out.data(), raw, data + offset, compressed);
-    if (ZSTD_isError(n) || n != raw || XXH3_64bits(r.out.data(), raw) != check) {
-      state.SkipWithError("decompress failed");
-      break;
-    }
-    bytes += raw;
-    benchmark::DoNotOptimize(r.out.data());
-    if (++i == r.modules.size()) i = 0;
-  }
-  ZSTD_freeDCtx(dctx);
-  state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
 
 bool open_real(const std::string& path) {
@@ -521,8 +500,9 @@ bool open_real(const std::string& path) {
   if (r->modules.empty()) return false;
   r->out.resize(largest_size);
   uint64_t dict_size = 0;
-  const uint8_t* dict = sbk_bundle_section(&r->bundle, SBK_SECTION_DICTIONARY, &dict_size);
-  if (dict) r->ddict = ZSTD_createDDict(dict, dict_size);
+  sbk_bundle_section(&r->bundle, SBK_SECTION_DICTIONARY, &dict_size);
+  if (sbk_bundle_open_file(&r->prepared, path.c_str()) != SBK_OK || sbk_bundle_prepare_dictionary(&r->prepared) != SBK_OK)
+    return false;
   std::fprintf(stderr, "bundle_bench: %s: %zu modules, %.1f KiB SPIR-V -> %.1f KiB frames + %.1f KiB dictionary, largest %u B\n",
                path.c_str(), r->modules.size(), r->raw_bytes / 1024.0, r->compressed_bytes / 1024.0, dict_size / 1024.0,
                largest_size);
@@ -595,9 +575,12 @@ int main(int argc, char** argv) {
     }
     for (const bool largest : {false, true}) {
       const std::string what = largest ? "/largest" : "/all";
-      RegisterBenchmark(("read_module/no_dctx" + what).c_str(), read_modules, false, largest)->Unit(benchmark::kMicrosecond);
-      RegisterBenchmark(("read_module/dctx" + what).c_str(), read_modules, true, largest)->Unit(benchmark::kMicrosecond);
-      RegisterBenchmark(("zstd_ddict_reference" + what).c_str(), read_modules_ddict, largest)->Unit(benchmark::kMicrosecond);
+      RegisterBenchmark(("read_module/no_dctx" + what).c_str(), read_modules, ReadWay::no_dctx, largest)
+          ->Unit(benchmark::kMicrosecond);
+      RegisterBenchmark(("read_module/dctx" + what).c_str(), read_modules, ReadWay::dctx, largest)
+          ->Unit(benchmark::kMicrosecond);
+      RegisterBenchmark(("read_module/dctx+prepared" + what).c_str(), read_modules, ReadWay::dctx_prepared, largest)
+          ->Unit(benchmark::kMicrosecond);
     }
   } else {
     std::fprintf(stderr, "bundle_bench: no --sbk-bundle=PATH: module read benchmarks skipped\n");
@@ -606,8 +589,8 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   g_corpus.reset();
   if (g_real) {
-    ZSTD_freeDDict(g_real->ddict);
     sbk_bundle_close(&g_real->bundle);
+    sbk_bundle_close(&g_real->prepared);
   }
   return 0;
 }

@@ -362,9 +362,9 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
  *
  * Opening validates the header and the section table only: O(1) in the bundle's size. Every other offset
  * and size is checked when it is used, so a truncated or corrupt bundle gives SBK_ERROR_CORRUPT (or, for
- * damage inside the hash index itself, a miss), never an out-of-bounds read. A hit is always confirmed by
- * comparing the full key bytes and the record's checksum: a wrong hit needs a 64-bit checksum collision on
- * top of a damaged file. sbk_bundle_check_sections verifies every section checksum (O(size)) for callers
+ * damage inside the hash index or a record's key bytes, a miss), never an out-of-bounds read. A hit is
+ * always confirmed by comparing the full key bytes, and the record's fixed fields by their 64-bit check
+ * (seeded with the key's hash): a wrong hit needs a 64-bit checksum collision on top of a damaged file. sbk_bundle_check_sections verifies every section checksum (O(size)) for callers
  * that want corruption found up front.
  *
  * Thread-safety: an open bundle is immutable (once sbk_bundle_prepare_dictionary, if called, has returned);
@@ -492,8 +492,9 @@ SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle);
  * checksum (sbk_bundle_check_sections does that). */
 SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out);
 
-/* Looks up a canonical key (any kind). SBK_OK fills `entry`; SBK_NOT_FOUND is the normal miss;
- * SBK_ERROR_CORRUPT when a candidate's record is damaged. No allocation, no side effect. */
+/* Looks up a canonical key (any kind). SBK_OK fills `entry`; SBK_NOT_FOUND is the normal miss (also when
+ * the only candidate's key bytes are damaged); SBK_ERROR_CORRUPT when a candidate holding the key has damaged
+ * fields or bounds. One XXH3-128 of the key, one of 24 bytes, one key compare. No allocation, no side effect. */
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry);
 
 /* The index-th entry, in index order (for listing and verification). SBK_ERROR_CORRUPT also when the record
@@ -1425,19 +1426,33 @@ static const uint8_t* sbk__index_entry(const sbk_bundle* b, uint32_t i) {
          (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
 }
 
-/* Reads index entry `i` into `entry`: the record it points at is bounds-checked, its checksum verified and
- * its references range-checked. The key compare is the caller's. */
-static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* entry) {
+/* The record index entry `i` points at, bounds-checked, and its size R (header + key). 0 when the entry or
+ * the record's header breaks the rules of schemas/bundle.md. */
+static int sbk__record_at(const sbk_bundle* b, uint32_t i, const uint8_t** record, uint32_t* size) {
   const uint8_t* e = sbk__index_entry(b, i);
   const uint64_t offset = sbk__get_u64(e + 16);
-  const uint32_t size = sbk__get_u32(e + 24);
+  const uint32_t record_size = sbk__get_u32(e + 24);
   const uint8_t* r;
-  if (offset % 8u != 0 || size < SBK_BUNDLE_RECORD_HEADER_SIZE + 2u ||
-      !sbk__fits(offset, size, b->section_size[SBK_SECTION_RECORDS]))
-    return SBK_ERROR_CORRUPT;
+  if (offset % 8u != 0 || record_size < SBK_BUNDLE_RECORD_HEADER_SIZE + 2u ||
+      !sbk__fits(offset, record_size, b->section_size[SBK_SECTION_RECORDS]))
+    return 0;
   r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + offset;
-  if (sbk__get_u32(r + 8) != size - SBK_BUNDLE_RECORD_HEADER_SIZE) return SBK_ERROR_CORRUPT;
-  if (XXH3_64bits(r + 8, size - 8u) != sbk__get_u64(r)) return SBK_ERROR_CORRUPT;
+  if (sbk__get_u32(r + 8) != record_size - SBK_BUNDLE_RECORD_HEADER_SIZE) return 0;
+  *record = r;
+  *size = record_size;
+  return 1;
+}
+
+/* Reads index entry `i` into `entry`: the record it points at is bounds-checked, its fixed fields verified
+ * against the record's check (seeded with `key_hash_low`, the low half of the XXH3-128 of the key the record
+ * must hold) and its references range-checked. The key bytes are not hashed here: a probe compares them with
+ * the probed key, whose hash gave the seed; sbk_bundle_entry_at hashes them against the index entry. */
+static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, uint64_t key_hash_low, sbk_entry* entry) {
+  const uint8_t* r = NULL;
+  uint32_t size = 0;
+  if (!sbk__record_at(b, i, &r, &size)) return SBK_ERROR_CORRUPT;
+  if (XXH3_64bits_withSeed(r + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8u, key_hash_low) != sbk__get_u64(r))
+    return SBK_ERROR_CORRUPT;
   entry->index = i;
   entry->key = r + SBK_BUNDLE_RECORD_HEADER_SIZE;
   entry->key_size = size - SBK_BUNDLE_RECORD_HEADER_SIZE;
@@ -1460,18 +1475,18 @@ static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* en
 
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry) {
   const uint8_t* e;
+  const uint8_t* r = NULL;
+  uint32_t size = 0;
   sbk_key_hash h;
-  sbk_result r;
   SBK_ASSERT(bundle != NULL && entry != NULL);
   if (index >= bundle->entry_count) return SBK_NOT_FOUND;
-  r = sbk__load_entry(bundle, index, entry);
-  if (r != SBK_OK) return r;
-  /* A probe reaches a record through the key's hash and compares keys; here only the index entry's offset
-   * leads to it, and a damaged offset can lead to another entry's intact record. Its key must have this
-   * entry's hash. */
+  /* No probed key vouches for the record's key here, and a damaged offset can lead to another entry's intact
+   * record: the key must hash to this index entry's hash, which then seeds the record's check. */
+  if (!sbk__record_at(bundle, index, &r, &size)) return SBK_ERROR_CORRUPT;
   e = sbk__index_entry(bundle, index);
-  h = sbk_hash_key(entry->key, entry->key_size);
-  return (h.low == sbk__get_u64(e) && h.high == sbk__get_u64(e + 8)) ? SBK_OK : SBK_ERROR_CORRUPT;
+  h = sbk_hash_key(r + SBK_BUNDLE_RECORD_HEADER_SIZE, size - SBK_BUNDLE_RECORD_HEADER_SIZE);
+  if (h.low != sbk__get_u64(e) || h.high != sbk__get_u64(e + 8)) return SBK_ERROR_CORRUPT;
+  return sbk__load_entry(bundle, index, h.low, entry);
 }
 
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
@@ -1492,14 +1507,20 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
   if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
   for (i = first; i < last; ++i) {
     const uint8_t* e = sbk__index_entry(bundle, i);
-    sbk_result r;
+    const uint8_t* r = NULL;
+    uint32_t size = 0;
+    sbk_result result;
     if (sbk__get_u64(e + 8) != h.high || sbk__get_u64(e) != h.low) continue;
-    r = sbk__load_entry(bundle, i, entry);
-    if (r != SBK_OK) {
-      damaged = r; /* a damaged candidate: keep looking, report it only if nothing else matches */
+    /* The key first: equal bytes mean the record holds exactly the probed key, whose hash seeds its check. */
+    if (!sbk__record_at(bundle, i, &r, &size)) {
+      damaged = SBK_ERROR_CORRUPT; /* keep looking; report it only if nothing else matches */
       continue;
     }
-    if (entry->key_size == key_size && memcmp(entry->key, key, key_size) == 0) return SBK_OK;
+    if (size - SBK_BUNDLE_RECORD_HEADER_SIZE != key_size || memcmp(r + SBK_BUNDLE_RECORD_HEADER_SIZE, key, key_size) != 0)
+      continue;
+    result = sbk__load_entry(bundle, i, h.low, entry);
+    if (result == SBK_OK) return SBK_OK;
+    damaged = result;
   }
   return damaged;
 }

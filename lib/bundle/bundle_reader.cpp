@@ -35,6 +35,9 @@ Result<BundleFile> BundleFile::open(const std::string& path) {
   file.path_ = path;
   const sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
   if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
+  // Verify and inspect read many modules: digest the dictionary once. A damaged dictionary section is no
+  // reason to refuse the file here (reads then go the unprepared way, and verify reports the checksum).
+  (void)sbk_bundle_prepare_dictionary(&file.bundle_);
   return file;
 }
 

@@ -552,6 +552,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "error: %s: %s\n", bundle_path, sbk_result_name(r));
     return r == SBK_ERROR_IO ? EXIT_USAGE : EXIT_BAD_INPUT;
   }
+  /* Once, before any module is read: every read then decodes with the digested dictionary. */
+  if ((r = sbk_bundle_prepare_dictionary(&bundle)) != SBK_OK) {
+    fprintf(stderr, "error: %s: dictionary: %s\n", bundle_path, sbk_result_name(r));
+    sbk_bundle_close(&bundle);
+    return EXIT_BAD_INPUT;
+  }
   if ((keys = fopen(keys_path, "r")) == NULL) {
     fprintf(stderr, "error: %s: cannot open the key file\n", keys_path);
     sbk_bundle_close(&bundle);

@@ -119,6 +119,15 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
       return e;
     }
     bundle.open = true;
+    // Part of the load: the dictionary is digested once, so that every module read during play only decodes.
+    if (sbk_result r = sbk_bundle_prepare_dictionary(&bundle.bundle); r != SBK_OK) {
+      Error e;
+      e.kind = ErrorKind::bad_input;
+      e.reason = "bundle_unusable";
+      e.message = std::string("cannot digest the bundle's dictionary: ") + sbk_result_name(r);
+      e.where.file = bundle_path;
+      return e;
+    }
   }
   VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   out.pipeline_cache = "empty";

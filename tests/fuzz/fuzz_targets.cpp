@@ -101,7 +101,7 @@ void put_u64(uint8_t* p, uint64_t v) {
 }
 
 // Every call of an open bundle, each result held to the contract where the contract says something checkable.
-void exercise_bundle(const sbk_bundle& bundle) {
+void exercise_bundle(sbk_bundle& bundle) {
   constexpr uint32_t kMaxEntries = 256, kMaxModules = 16, kMaxLayouts = 64;
   constexpr uint32_t kMaxRead = 1u << 20;  // module and report bytes worth decoding for a fuzz input
   (void)sbk_bundle_check_sections(&bundle);
@@ -129,6 +129,18 @@ void exercise_bundle(const sbk_bundle& bundle) {
     // Every other read without a context of the caller's: the loader then allocates its own.
     const sbk_result r = sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, (m & 1u) ? nullptr : dctx);
     require(got == info.raw_size || r != SBK_OK);
+  }
+  // Then through the digested dictionary, as a renderer reads: a damaged dictionary section is refused, or
+  // every read still ends in an error or bytes whose checksum holds.
+  if (sbk_bundle_prepare_dictionary(&bundle) == SBK_OK) {
+    for (uint32_t m = 0; m < modules; ++m) {
+      sbk_module_info info;
+      if (sbk_bundle_module_info(&bundle, m, &info) != SBK_OK || info.raw_size > kMaxRead) continue;
+      ExactBuffer out(info.raw_size);
+      size_t got = 0;
+      const sbk_result r = sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx);
+      require(got == info.raw_size || r != SBK_OK);
+    }
   }
   ZSTD_freeDCtx(dctx);
 
