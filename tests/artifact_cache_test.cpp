@@ -18,6 +18,7 @@
 
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/compile/compile_chain.hpp"
+#include "lib/compile/reflection.hpp"
 
 namespace fs = std::filesystem;
 using namespace shaderbake;
@@ -143,9 +144,14 @@ TEST(ArtifactCache, identities_differing_in_one_field_never_hit_each_others_entr
 TEST(ArtifactCache, decode_entry_names_what_is_wrong) {
   const ArtifactIdentity id = ArtifactIdentity::make(kEmitter, ShaderStage::vertex, kVertexSource, kToolchain);
   const compile::CompiledModule module = compiled(ShaderStage::vertex, kVertexSource);
-  const std::vector<uint8_t> good = cache::encode_entry(id, module.spirv);
+  const std::vector<uint8_t> good = cache::encode_entry(id, module);
   ASSERT_TRUE(cache::decode_entry(good, id));
-  EXPECT_EQ(*cache::decode_entry(good, id), module.spirv);
+  EXPECT_EQ(cache::decode_entry(good, id)->spirv, module.spirv);
+  // The stored reflection is what SPIRV-Cross says of these words, not just what was written.
+  const auto fresh = compile::reflect_spirv(module.spirv);
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(cache::decode_entry(good, id)->reflection, *fresh);
+  EXPECT_FALSE(fresh->inputs.empty());
 
   auto reason = [&](std::vector<uint8_t> bytes) {
     auto r = cache::decode_entry(bytes, id);
@@ -159,7 +165,7 @@ TEST(ArtifactCache, decode_entry_names_what_is_wrong) {
   magic[0] ^= 0xFF;
   EXPECT_EQ(reason(magic), "entry_bad_magic");
   std::vector<uint8_t> version = good;
-  version[4] = 2;
+  version[4] ^= 0x40;
   EXPECT_EQ(reason(version), "entry_bad_version");
   std::vector<uint8_t> body = good;
   body[good.size() / 2] ^= 0x01;
@@ -168,10 +174,15 @@ TEST(ArtifactCache, decode_entry_names_what_is_wrong) {
   for (int i = 8; i < 16; ++i) huge_size[i] = 0xFF;  // identity size 2^64 - 1: refused without overflow
   EXPECT_EQ(reason(huge_size), "entry_truncated");
   const ArtifactIdentity other = ArtifactIdentity::make(kEmitter, ShaderStage::fragment, kVertexSource, kToolchain);
-  EXPECT_EQ(reason(cache::encode_entry(other, module.spirv)), "entry_identity_mismatch");
-  std::vector<uint32_t> not_spirv = module.spirv;
-  not_spirv[0] = 0;
+  EXPECT_EQ(reason(cache::encode_entry(other, module)), "entry_identity_mismatch");
+  compile::CompiledModule not_spirv = module;
+  not_spirv.spirv[0] = 0;
   EXPECT_EQ(reason(cache::encode_entry(id, not_spirv)), "entry_not_spirv");
+  // A well-sealed entry whose reflection breaks the format's rules (a binding kind past the last one).
+  compile::CompiledModule bad_kind = module;
+  bad_kind.reflection.bindings.push_back({});
+  bad_kind.reflection.bindings.back().kind = static_cast<compile::Reflection::Binding::Kind>(7);
+  EXPECT_EQ(reason(cache::encode_entry(id, bad_kind)), "entry_bad_reflection");
 }
 
 TEST(ArtifactCache, every_flipped_byte_is_detected_discarded_and_counted_then_rebuilt) {
@@ -330,17 +341,17 @@ TEST(ArtifactCache, prune_removes_least_recently_used_first_and_leaves_other_fil
   }
   if (made[2].path.filename() < made[1].path.filename()) std::swap(made[1], made[2]);
 
-  const fs::path v1 = dir.path() / "v1";
+  const fs::path current = dir.path() / ("v" + std::to_string(cache::kCacheFormatVersion));  // the current version's folder
   const fs::path prefix_dir = made[0].path.parent_path();
   const std::string hex = made[0].path.stem().string();
   const std::string other_prefix = hex.substr(0, 2) == "00" ? "01" : "00";
   const std::vector<fs::path> unrelated = {
       dir.path() / "README.txt",
-      v1 / "notes.sbkc",
+      current / "notes.sbkc",
       prefix_dir / "not-an-entry.txt",
-      v1 / "zz" / (hex + ".sbkc"),                      // not a hex prefix folder
-      v1 / other_prefix / (hex + ".sbkc"),              // an entry name in the wrong folder
-      dir.path() / "v2" / hex.substr(0, 2) / (hex + ".sbkc"),  // another format version
+      current / "zz" / (hex + ".sbkc"),                      // not a hex prefix folder
+      current / other_prefix / (hex + ".sbkc"),              // an entry name in the wrong folder
+      dir.path() / ("v" + std::to_string(cache::kCacheFormatVersion + 1)) / hex.substr(0, 2) / (hex + ".sbkc"),  // another version
       prefix_dir / (hex + ".sbkc.tmp.1.2.3"),           // a writer at work: too recent to remove
   };
   for (const fs::path& p : unrelated) {

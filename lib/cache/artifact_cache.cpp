@@ -17,7 +17,6 @@
 #include <thread>
 #include <utility>
 
-#include "lib/compile/reflection.hpp"
 #include "lib/core/little_endian.hpp"
 
 namespace shaderbake::cache {
@@ -130,12 +129,20 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
 //   4           4      format version (kCacheFormatVersion)
 //   8           8      identity byte count N
 //   16          N      identity bytes (ArtifactIdentity::bytes(): the full identity, compared on every hit)
-//   16+N        8      payload count W: SPIR-V words (modules) or bytes (blobs)
-//   24+N        P      the payload: P = 4W bytes of SPIR-V words (modules), or W bytes (blobs)
+//   16+N        8      payload byte count P
+//   24+N        P      the payload: a module (below), or the blob's bytes
 //   24+N+P      8      XXH3-64 (seed 0) of every byte before it
 //
-// Anything after the checksum is trailing data. Reflection is not stored: it is recomputed from the words on
-// load, so it can never disagree with them.
+// Anything after the checksum is trailing data. A module's payload:
+//
+//   u64 W, then W SPIR-V words (u32 each)
+//   its reflection, as reflect_spirv gave it when the entry was written (a hit then skips SPIRV-Cross, whose
+//   parse of a canonical-ID module is most of a no-change rebuild's work):
+//     u32 binding count, each: u32 set, u32 binding, u8 kind, u8 dim, u16 zero, u32 size, string name
+//     u32 push-constant size
+//     u32 input count, each: u32 location, u32 components, string name; the same for outputs
+//   where a string is a u32 byte count and the bytes. The checksum and the full identity (emitter, source,
+//   toolchain) vouch for the pair; reflection that breaks a rule above is damage like any other.
 namespace {
 
 // The shared frame of module and blob entries: magic, version, identity, a u64 count of payload units of
@@ -190,21 +197,122 @@ Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, co
 
 }  // namespace
 
-std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv) {
-  std::vector<uint8_t> words;
-  words.reserve(spirv.size() * 4);
-  for (uint32_t word : spirv) append_u32_le(words, word);
-  return encode_framed(kEntryMagic, identity, words, 4);
+namespace {
+
+void append_string(std::vector<uint8_t>& out, const std::string& text) {
+  append_u32_le(out, static_cast<uint32_t>(text.size()));
+  out.insert(out.end(), text.begin(), text.end());
 }
 
-Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
-  auto payload = decode_framed(file, kEntryMagic, identity, 4);
+void append_variables(std::vector<uint8_t>& out, const std::vector<compile::Reflection::Variable>& variables) {
+  append_u32_le(out, static_cast<uint32_t>(variables.size()));
+  for (const compile::Reflection::Variable& v : variables) {
+    append_u32_le(out, v.location);
+    append_u32_le(out, v.components);
+    append_string(out, v.name);
+  }
+}
+
+// Reads the payload front to back; every take checks what remains first, so nothing reads past the end.
+class PayloadReader {
+ public:
+  explicit PayloadReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  bool u8(uint8_t& v) { return take(1, [&](const uint8_t* p) { v = p[0]; }); }
+  bool u16(uint32_t& v) { return take(2, [&](const uint8_t* p) { v = load_u16_le(p); }); }
+  bool u32(uint32_t& v) { return take(4, [&](const uint8_t* p) { v = load_u32_le(p); }); }
+  bool u64(uint64_t& v) { return take(8, [&](const uint8_t* p) { v = load_u64_le(p); }); }
+  bool string(std::string& text) {
+    uint32_t size = 0;
+    return u32(size) && take(size, [&](const uint8_t* p) { text.assign(reinterpret_cast<const char*>(p), size); });
+  }
+  // A count of records of at least `min_record` bytes each, no more than the remaining bytes can hold.
+  bool count(uint32_t& n, size_t min_record) { return u32(n) && n <= remaining() / min_record; }
+  size_t remaining() const { return bytes_.size() - at_; }
+  const uint8_t* here() const { return bytes_.data() + at_; }
+  bool skip(uint64_t n) { return take(n, [](const uint8_t*) {}); }
+
+ private:
+  template <class F>
+  bool take(uint64_t n, F&& f) {
+    if (n > remaining()) return false;
+    f(bytes_.data() + at_);
+    at_ += static_cast<size_t>(n);
+    return true;
+  }
+  std::span<const uint8_t> bytes_;
+  size_t at_ = 0;
+};
+
+bool read_variables(PayloadReader& in, std::vector<compile::Reflection::Variable>& variables) {
+  uint32_t n = 0;
+  if (!in.count(n, 12)) return false;
+  variables.resize(n);
+  for (compile::Reflection::Variable& v : variables)
+    if (!in.u32(v.location) || !in.u32(v.components) || !in.string(v.name)) return false;
+  return true;
+}
+
+bool read_reflection(PayloadReader& in, compile::Reflection& r) {
+  uint32_t n = 0;
+  if (!in.count(n, 20)) return false;
+  r.bindings.resize(n);
+  for (compile::Reflection::Binding& b : r.bindings) {
+    uint8_t kind = 0;
+    uint32_t zero = 0;
+    if (!in.u32(b.set) || !in.u32(b.binding) || !in.u8(kind) || !in.u8(b.dim) || !in.u16(zero) || zero != 0 ||
+        !in.u32(b.size) || !in.string(b.name))
+      return false;
+    if (kind > static_cast<uint8_t>(compile::Reflection::Binding::Kind::storage_buffer)) return false;
+    b.kind = static_cast<compile::Reflection::Binding::Kind>(kind);
+  }
+  return in.u32(r.push_constant_size) && read_variables(in, r.inputs) && read_variables(in, r.outputs) &&
+         in.remaining() == 0;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, const compile::CompiledModule& module) {
+  std::vector<uint8_t> payload;
+  payload.reserve(8 + module.spirv.size() * 4 + 256);
+  append_u64_le(payload, module.spirv.size());
+  for (uint32_t word : module.spirv) append_u32_le(payload, word);
+  const compile::Reflection& r = module.reflection;
+  append_u32_le(payload, static_cast<uint32_t>(r.bindings.size()));
+  for (const compile::Reflection::Binding& b : r.bindings) {
+    append_u32_le(payload, b.set);
+    append_u32_le(payload, b.binding);
+    payload.push_back(static_cast<uint8_t>(b.kind));
+    payload.push_back(b.dim);
+    payload.push_back(0);
+    payload.push_back(0);
+    append_u32_le(payload, b.size);
+    append_string(payload, b.name);
+  }
+  append_u32_le(payload, r.push_constant_size);
+  append_variables(payload, r.inputs);
+  append_variables(payload, r.outputs);
+  return encode_framed(kEntryMagic, identity, payload, 1);
+}
+
+Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
+  auto payload = decode_framed(file, kEntryMagic, identity, 1);
   if (!payload) return std::move(payload).error();
-  std::vector<uint32_t> words(payload->size() / 4);
-  for (size_t i = 0; i < words.size(); ++i) words[i] = load_u32_le(payload->data() + 4 * i);
-  if (words.size() < kSpirvHeaderWords || words[0] != kSpirvMagic)
+  PayloadReader in(*payload);
+  uint64_t word_count = 0;
+  if (!in.u64(word_count) || word_count > in.remaining() / 4)
+    return entry_error("entry_truncated", identity, "SPIR-V words run past the payload");
+  compile::CompiledModule module;
+  module.stage = identity.stage();
+  module.spirv.resize(static_cast<size_t>(word_count));
+  for (uint32_t& word : module.spirv) {
+    word = load_u32_le(in.here());
+    in.skip(4);
+  }
+  if (module.spirv.size() < kSpirvHeaderWords || module.spirv[0] != kSpirvMagic)
     return entry_error("entry_not_spirv", identity, "the words are not a SPIR-V module");
-  return words;
+  if (!read_reflection(in, module.reflection))
+    return entry_error("entry_bad_reflection", identity, "the stored reflection is malformed");
+  return module;
 }
 
 std::vector<uint8_t> encode_blob_entry(const ArtifactIdentity& identity, std::span<const uint8_t> bytes) {
@@ -262,17 +370,8 @@ std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Dec
 
 std::optional<compile::CompiledModule> ArtifactCache::load(const ArtifactIdentity& identity) {
   return load_entry<compile::CompiledModule>(identity, [&](std::span<const uint8_t> bytes) {
-    std::optional<compile::CompiledModule> module;
-    if (auto words = decode_entry(bytes, identity)) {
-      // Reflection is recomputed, so a hit gives what compile_glsl gives; words SPIRV-Cross rejects are damage.
-      if (auto reflection = compile::reflect_spirv(*words)) {
-        module.emplace();
-        module->stage = identity.stage();
-        module->spirv = std::move(*words);
-        module->reflection = std::move(*reflection);
-      }
-    }
-    return module;
+    auto module = decode_entry(bytes, identity);
+    return module ? std::optional(std::move(*module)) : std::nullopt;
   });
 }
 
@@ -286,7 +385,7 @@ std::optional<std::vector<uint8_t>> ArtifactCache::load_blob(const ArtifactIdent
 void ArtifactCache::discard(const std::filesystem::path& path) { ::unlink(path.c_str()); }
 
 Status ArtifactCache::store(const ArtifactIdentity& identity, const compile::CompiledModule& module) {
-  return store_entry(identity, encode_entry(identity, module.spirv));
+  return store_entry(identity, encode_entry(identity, module));
 }
 
 Status ArtifactCache::store_blob(const ArtifactIdentity& identity, std::span<const uint8_t> blob) {

@@ -24,7 +24,7 @@ namespace shaderbake::cache {
 // Anything else that goes wrong (a missing, truncated or corrupt entry, a full disk) costs a recompile.
 
 // Version of the identity encoding and of the entry file format; entries live under DIR/v<version>/.
-inline constexpr uint32_t kCacheFormatVersion = 1;
+inline constexpr uint32_t kCacheFormatVersion = 2;
 
 // The identity of one artifact: a canonical byte string of length-prefixed fields (each a u64 little-endian
 // byte count, then the bytes), in this order:
@@ -46,15 +46,16 @@ class ArtifactIdentity {
   KeyHash hash_;
 };
 
-// One entry file's bytes (format table in artifact_cache.cpp).
-std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, std::span<const uint32_t> spirv);
+// One entry file's bytes: the module's words and its reflection (format table in artifact_cache.cpp).
+std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, const compile::CompiledModule& module);
 
 // Reads one entry file's bytes, which are untrusted: every size is bounds- and overflow-checked. Returns the
-// SPIR-V words only when the entry is whole, its checksum holds, it was written for exactly `identity` (full
-// byte compare) and the words start with the SPIR-V magic. Otherwise an error whose reason says what is
-// wrong: entry_truncated, entry_trailing_data, entry_bad_magic, entry_bad_version, entry_too_large,
-// entry_checksum_mismatch, entry_identity_mismatch or entry_not_spirv.
-Result<std::vector<uint32_t>> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity);
+// module (words, stored reflection, the identity's stage) only when the entry is whole, its checksum holds, it
+// was written for exactly `identity` (full byte compare), the words start with the SPIR-V magic and the
+// reflection is well-formed. Otherwise an error whose reason says what is wrong: entry_truncated,
+// entry_trailing_data, entry_bad_magic, entry_bad_version, entry_too_large, entry_checksum_mismatch,
+// entry_identity_mismatch, entry_not_spirv or entry_bad_reflection.
+Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity);
 
 // The same for opaque blob entries (magic "SBKB", payload in bytes).
 std::vector<uint8_t> encode_blob_entry(const ArtifactIdentity& identity, std::span<const uint8_t> bytes);
