@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -11,7 +12,9 @@ namespace shaderbake {
 
 // A set of canonical byte strings, each given a dense index in insertion order. Lookups hash the bytes
 // and confirm every candidate by a full byte compare, so two different strings never share an index even
-// if their 128-bit hashes collide. Memory grows with the unique strings only. Not thread-safe.
+// if their 128-bit hashes collide. Memory grows with the unique strings only. The bytes live in blocks that
+// never move, so a span from bytes() stays valid as long as the interner, across later interns (and no
+// growth copies what is already stored). Not thread-safe; movable, not copyable.
 class KeyInterner {
  public:
   struct Interned {
@@ -20,6 +23,10 @@ class KeyInterner {
   };
 
   KeyInterner();
+  KeyInterner(const KeyInterner&) = delete;
+  KeyInterner& operator=(const KeyInterner&) = delete;
+  KeyInterner(KeyInterner&&) noexcept = default;
+  KeyInterner& operator=(KeyInterner&&) noexcept = default;
 
   Interned intern(std::span<const uint8_t> bytes) { return intern(bytes, KeyHash::of(bytes)); }
   // `hash` must be KeyHash::of(bytes); callers that already have it skip the rehash.
@@ -34,18 +41,22 @@ class KeyInterner {
   std::span<const uint8_t> bytes(uint32_t index) const;
   const KeyHash& hash(uint32_t index) const { return entries_[index].hash; }
   // Bytes held for the strings themselves (the memory a cap would bound).
-  uint64_t stored_bytes() const { return arena_.size(); }
+  uint64_t stored_bytes() const { return stored_bytes_; }
 
  private:
   struct Entry {
     KeyHash hash;
-    uint64_t offset;
+    const uint8_t* data;  // inside one of blocks_
     uint32_t size;
   };
   uint32_t probe(std::span<const uint8_t> bytes, const KeyHash& hash, size_t* slot_out) const;
   void grow();
+  const uint8_t* store(std::span<const uint8_t> bytes);
 
-  std::vector<uint8_t> arena_;
+  // Each block is allocated once at its final capacity and only appended to within it: its buffer never moves
+  // (moving the outer vector moves the inner vectors' ownership, not their bytes).
+  std::vector<std::vector<uint8_t>> blocks_;
+  uint64_t stored_bytes_ = 0;
   std::vector<Entry> entries_;
   std::vector<uint32_t> slots_;  // open addressing, linear probing; kAbsent = empty
 };
