@@ -19,6 +19,7 @@ int run_verify(const VerifyOptions& options) {
     std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
     return kExitFailures;
   }
+  file->prepare_module_reads();  // verify reads every module
   const auto checks = bundle::verify_bundle(*file);
   bool ok = true;
   nlohmann::ordered_json out;

@@ -1451,14 +1451,12 @@ static int sbk__record_at(const sbk_bundle* b, uint32_t i, const uint8_t** recor
   return 1;
 }
 
-/* Reads index entry `i` into `entry`: the record it points at is bounds-checked, its fixed fields verified
- * against the record's check (seeded with `key_hash_low`, the low half of the XXH3-128 of the key the record
- * must hold) and its references range-checked. The key bytes are not hashed here: a probe compares them with
+/* Reads index entry `i`, whose record sbk__record_at found at `r` (`size` bytes), into `entry`: its fixed
+ * fields verified against the record's check (seeded with `key_hash_low`, the low half of the XXH3-128 of the
+ * key the record must hold) and its references range-checked. The key bytes are not hashed here: a probe compares them with
  * the probed key, whose hash gave the seed; sbk_bundle_entry_at hashes them against the index entry. */
-static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, uint64_t key_hash_low, sbk_entry* entry) {
-  const uint8_t* r = NULL;
-  uint32_t size = 0;
-  if (!sbk__record_at(b, i, &r, &size)) return SBK_ERROR_CORRUPT;
+static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, const uint8_t* r, uint32_t size,
+                                  uint64_t key_hash_low, sbk_entry* entry) {
   if (XXH3_64bits_withSeed(r + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8u, key_hash_low) != sbk__get_u64(r))
     return SBK_ERROR_CORRUPT;
   entry->index = i;
@@ -1494,7 +1492,7 @@ SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index,
   e = sbk__index_entry(bundle, index);
   h = sbk_hash_key(r + SBK_BUNDLE_RECORD_HEADER_SIZE, size - SBK_BUNDLE_RECORD_HEADER_SIZE);
   if (h.low != sbk__get_u64(e) || h.high != sbk__get_u64(e + 8)) return SBK_ERROR_CORRUPT;
-  return sbk__load_entry(bundle, index, h.low, entry);
+  return sbk__load_entry(bundle, index, r, size, h.low, entry);
 }
 
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
@@ -1526,7 +1524,7 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
     }
     if (size - SBK_BUNDLE_RECORD_HEADER_SIZE != key_size || memcmp(r + SBK_BUNDLE_RECORD_HEADER_SIZE, key, key_size) != 0)
       continue;
-    result = sbk__load_entry(bundle, i, h.low, entry);
+    result = sbk__load_entry(bundle, i, r, size, h.low, entry);
     if (result == SBK_OK) return SBK_OK;
     damaged = result;
   }

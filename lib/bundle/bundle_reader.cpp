@@ -35,9 +35,6 @@ Result<BundleFile> BundleFile::open(const std::string& path) {
   file.path_ = path;
   const sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
   if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
-  // Verify and inspect read many modules: digest the dictionary once. A damaged dictionary section is no
-  // reason to refuse the file here (reads then go the unprepared way, and verify reports the checksum).
-  (void)sbk_bundle_prepare_dictionary(&file.bundle_);
   return file;
 }
 
@@ -81,13 +78,19 @@ Result<sbk_entry> BundleFile::entry(uint32_t index) const {
   return e;
 }
 
-Result<std::vector<uint32_t>> BundleFile::module_words(uint32_t module) const {
+void BundleFile::prepare_module_reads() {
+  // A damaged dictionary section is no reason to refuse the file here: reads then go the unprepared way,
+  // each still checked against its module's checksum, and verify reports the section's checksum.
+  (void)sbk_bundle_prepare_dictionary(&bundle_);
+}
+
+Result<std::vector<uint32_t>> BundleFile::module_words(uint32_t module, void* zstd_dctx) const {
   sbk_module_info info;
   sbk_result r = sbk_bundle_module_info(&bundle_, module, &info);
   if (r != SBK_OK) return error(r, "module " + std::to_string(module));
   std::vector<uint32_t> words((info.raw_size + 3) / 4);
   size_t size = 0;
-  r = sbk_bundle_read_module(&bundle_, module, words.data(), words.size() * 4, &size, nullptr);
+  r = sbk_bundle_read_module(&bundle_, module, words.data(), words.size() * 4, &size, zstd_dctx);
   if (r != SBK_OK) return error(r, "module " + std::to_string(module));
   if (size % 4 != 0) return error(SBK_ERROR_CORRUPT, "module " + std::to_string(module) + " is not whole words");
   return words;

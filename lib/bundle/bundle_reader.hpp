@@ -34,8 +34,12 @@ class BundleFile {
   // The build report's JSON text, empty when the bundle has none.
   Result<std::string> report_json() const;
   Result<sbk_entry> entry(uint32_t index) const;
-  // Decompresses and checks a module.
-  Result<std::vector<uint32_t>> module_words(uint32_t module) const;
+  // Decompresses and checks a module. `zstd_dctx`: an optional ZSTD_DCtx* reused across calls (as
+  // sbk_bundle_read_module's).
+  Result<std::vector<uint32_t>> module_words(uint32_t module, void* zstd_dctx = nullptr) const;
+  // Digests the dictionary once (sbk_bundle_prepare_dictionary) before many module reads; call it before
+  // the file is shared between threads.
+  void prepare_module_reads();
   Result<sbk_layout> layout(uint32_t index) const;
 
   // Entries whose key hash starts with `hex_prefix` (lowercase hex of KeyHash::to_hex, high half first), or

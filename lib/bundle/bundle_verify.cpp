@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "lib/bundle/bundle_verify.hpp"
 
+#include <zstd.h>
+
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -106,10 +109,11 @@ std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
   VerifyCheck& modules = checks.emplace_back(VerifyCheck{"modules", 0, {}});
   std::vector<std::optional<std::vector<uint32_t>>> words(sbk_bundle_module_count(&b));
   std::vector<uint32_t> stages(words.size(), 0);
+  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
   for (uint32_t m = 0; m < words.size(); ++m) {
     ++modules.checked;
     sbk_module_info info;
-    auto module = file.module_words(m);
+    auto module = file.module_words(m, dctx.get());
     if (!module || sbk_bundle_module_info(&b, m, &info) != SBK_OK) {
       modules.failures.push_back(module ? "module " + std::to_string(m) + ": bad entry" : module.error().message);
       continue;

@@ -145,10 +145,10 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
 //   toolchain) vouch for the pair; reflection that breaks a rule above is damage like any other.
 namespace {
 
-// The shared frame of module and blob entries: magic, version, identity, a u64 count of payload units of
-// `unit` bytes (4 for SPIR-V words, 1 for blob bytes), the payload, the checksum.
+// The shared frame of module and blob entries: magic, version, identity, the payload's byte count, the
+// payload, the checksum.
 std::vector<uint8_t> encode_framed(const uint8_t (&magic)[4], const ArtifactIdentity& identity,
-                                   std::span<const uint8_t> payload, size_t unit) {
+                                   std::span<const uint8_t> payload) {
   const std::vector<uint8_t>& id = identity.bytes();
   std::vector<uint8_t> out;
   out.reserve(32 + id.size() + payload.size());
@@ -156,14 +156,14 @@ std::vector<uint8_t> encode_framed(const uint8_t (&magic)[4], const ArtifactIden
   append_u32_le(out, kCacheFormatVersion);
   append_u64_le(out, id.size());
   out.insert(out.end(), id.begin(), id.end());
-  append_u64_le(out, payload.size() / unit);
+  append_u64_le(out, payload.size());
   out.insert(out.end(), payload.begin(), payload.end());
   append_u64_le(out, XXH3_64bits(out.data(), out.size()));
   return out;
 }
 
 Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, const uint8_t (&magic)[4],
-                                               const ArtifactIdentity& identity, size_t unit) {
+                                               const ArtifactIdentity& identity) {
   const uint64_t size = file.size();
   const uint8_t* p = file.data();
   auto truncated = [&](const char* at) {
@@ -182,8 +182,8 @@ Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, co
   const uint64_t payload_at = 16 + identity_size;
   if (size - payload_at < 8) return truncated("payload size");
   const uint64_t count = load_u64_le(p + payload_at);
-  if (count > (size - payload_at - 8) / unit) return truncated("payload");
-  const uint64_t checksum_at = payload_at + 8 + unit * count;
+  if (count > size - payload_at - 8) return truncated("payload");
+  const uint64_t checksum_at = payload_at + 8 + count;
   if (size - checksum_at < 8) return truncated("checksum");
   if (size - checksum_at > 8)
     return entry_error("entry_trailing_data", identity, std::to_string(size - checksum_at - 8) + " bytes after the checksum");
@@ -192,7 +192,7 @@ Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, co
   const std::vector<uint8_t>& expected = identity.bytes();
   if (identity_size != expected.size() || std::memcmp(p + 16, expected.data(), expected.size()) != 0)
     return entry_error("entry_identity_mismatch", identity, "written for another identity");
-  return file.subspan(payload_at + 8, unit * count);
+  return file.subspan(payload_at + 8, count);
 }
 
 }  // namespace
@@ -228,8 +228,6 @@ class PayloadReader {
   // A count of records of at least `min_record` bytes each, no more than the remaining bytes can hold.
   bool count(uint32_t& n, size_t min_record) { return u32(n) && n <= remaining() / min_record; }
   size_t remaining() const { return bytes_.size() - at_; }
-  const uint8_t* here() const { return bytes_.data() + at_; }
-  bool skip(uint64_t n) { return take(n, [](const uint8_t*) {}); }
 
  private:
   template <class F>
@@ -291,11 +289,11 @@ std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, const compil
   append_u32_le(payload, r.push_constant_size);
   append_variables(payload, r.inputs);
   append_variables(payload, r.outputs);
-  return encode_framed(kEntryMagic, identity, payload, 1);
+  return encode_framed(kEntryMagic, identity, payload);
 }
 
 Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
-  auto payload = decode_framed(file, kEntryMagic, identity, 1);
+  auto payload = decode_framed(file, kEntryMagic, identity);
   if (!payload) return std::move(payload).error();
   PayloadReader in(*payload);
   uint64_t word_count = 0;
@@ -304,10 +302,7 @@ Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, cons
   compile::CompiledModule module;
   module.stage = identity.stage();
   module.spirv.resize(static_cast<size_t>(word_count));
-  for (uint32_t& word : module.spirv) {
-    word = load_u32_le(in.here());
-    in.skip(4);
-  }
+  for (uint32_t& word : module.spirv) (void)in.u32(word);  // in bounds: checked against word_count above
   if (module.spirv.size() < kSpirvHeaderWords || module.spirv[0] != kSpirvMagic)
     return entry_error("entry_not_spirv", identity, "the words are not a SPIR-V module");
   if (!read_reflection(in, module.reflection))
@@ -316,11 +311,11 @@ Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, cons
 }
 
 std::vector<uint8_t> encode_blob_entry(const ArtifactIdentity& identity, std::span<const uint8_t> bytes) {
-  return encode_framed(kBlobMagic, identity, bytes, 1);
+  return encode_framed(kBlobMagic, identity, bytes);
 }
 
 Result<std::vector<uint8_t>> decode_blob_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
-  auto payload = decode_framed(file, kBlobMagic, identity, 1);
+  auto payload = decode_framed(file, kBlobMagic, identity);
   if (!payload) return std::move(payload).error();
   return std::vector<uint8_t>(payload->begin(), payload->end());
 }
