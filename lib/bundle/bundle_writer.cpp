@@ -44,6 +44,7 @@ class ByteWriter {
   void align8() {
     while (bytes_.size() % 8) bytes_.push_back(0);
   }
+  void reserve(size_t bytes) { bytes_.reserve(bytes); }
   size_t size() const { return bytes_.size(); }
   std::vector<uint8_t>& data() { return bytes_; }
   void patch_u64(size_t at, uint64_t v) {
@@ -365,6 +366,9 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     ByteWriter records;
     ByteWriter index;
     const uint32_t count = static_cast<uint32_t>(entries.size());
+    size_t record_bytes = 0;
+    for (const Entry* entry : entries) record_bytes += (SBK_BUNDLE_RECORD_HEADER_SIZE + entry->key.size() + 7) & ~size_t{7};
+    records.reserve(record_bytes);
     uint32_t bits = 0;
     while (bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{1} << bits) < count) ++bits;
     index.u32(count);
@@ -384,19 +388,19 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
       if (!fragment) return std::move(fragment).error();
       if (!vertex) return std::move(vertex).error();
       const size_t at = records.size();
-      ByteWriter r;
-      r.u32(static_cast<uint32_t>(entry->key.size()));
-      r.u32(entry->status);
-      r.u32(*fragment);
-      r.u32(*vertex);
-      r.u32(entry->layout ? layout_index.at(*entry->layout) : 0u);
-      r.u32(entry->rejection);
-      r.bytes(entry->key);
+      records.u64(0);  // the record's check, patched below
+      records.u32(static_cast<uint32_t>(entry->key.size()));
+      records.u32(entry->status);
+      records.u32(*fragment);
+      records.u32(*vertex);
+      records.u32(entry->layout ? layout_index.at(*entry->layout) : 0u);
+      records.u32(entry->rejection);
       // The check covers the fixed fields, seeded with the key's hash: a probe confirms the key bytes by
       // comparing them with the probed key (schemas/bundle.md, RECORDS).
-      records.u64(XXH3_64bits_withSeed(r.data().data(), SBK_BUNDLE_RECORD_HEADER_SIZE - 8, entry->hash.low));
-      records.bytes(r.data());
-      const uint32_t record_size = static_cast<uint32_t>(8 + r.size());
+      records.patch_u64(at, XXH3_64bits_withSeed(records.data().data() + at + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8,
+                                                 entry->hash.low));
+      records.bytes(entry->key);
+      const uint32_t record_size = static_cast<uint32_t>(records.size() - at);
       records.align8();
       index.u64(entry->hash.low);
       index.u64(entry->hash.high);
@@ -450,6 +454,9 @@ Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
                      std::to_string(SBK_BUNDLE_MAX_SECTIONS),
                  {}};
   ByteWriter w;
+  size_t total = SBK_BUNDLE_HEADER_SIZE + sections.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE + 7;
+  for (const auto& [type, bytes] : sections) total += bytes.size() + 7;
+  w.reserve(total);
   static const uint8_t kMagic[8] = {0x89, 'S', 'B', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
   w.bytes(kMagic);
   w.u16(SBK_BUNDLE_FORMAT_MAJOR);

@@ -70,9 +70,18 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
   worker();
   for (auto& t : pool) t.join();
 
+  // Jobs that share a source share its result: copied for all but the last of them, which takes it.
+  std::vector<size_t> last_job(unique_jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) last_job[job_to_unique[i]] = i;
   std::vector<Result<CompiledModule>> out;
   out.reserve(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) out.push_back(*unique_results[job_to_unique[i]]);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    std::optional<Result<CompiledModule>>& result = unique_results[job_to_unique[i]];
+    if (last_job[job_to_unique[i]] == i)
+      out.push_back(std::move(*result));
+    else
+      out.push_back(*result);
+  }
   return out;
 }
 
