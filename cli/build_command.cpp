@@ -36,7 +36,7 @@ std::string kib(uint64_t bytes) {
 int run_build(const BuildOptions& options) {
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict, options.jobs), sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
   plan::KeyCensus census(reader);
   const auto start = std::chrono::steady_clock::now();
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;

@@ -39,7 +39,7 @@ bool write_output(const std::filesystem::path& path, const void* data, size_t si
 int run_compile(const CompileOptions& options) {
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict, options.jobs), sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
 

@@ -9,10 +9,9 @@
 
 namespace shaderbake::cli {
 
-trace::ReaderOptions trace_reader_options(bool strict, unsigned threads) {
+trace::ReaderOptions trace_reader_options(bool strict) {
   trace::ReaderOptions options;
   options.strict = strict;
-  options.threads = threads;
   if (::isatty(STDERR_FILENO) != 0)
     options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
       std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", path.c_str(), total ? 100.0 * done / total : 100.0,

@@ -9,9 +9,9 @@
 
 namespace shaderbake::cli {
 
-// Reader options every trace-reading command shares: --strict, a progress line on a terminal only (pipes
-// and CI logs get none), and the parsing threads (-j where the command has it; 0: one per hardware thread).
-trace::ReaderOptions trace_reader_options(bool strict, unsigned threads = 0);
+// Reader options every trace-reading command shares: --strict, and a progress line on a terminal only
+// (pipes and CI logs get none).
+trace::ReaderOptions trace_reader_options(bool strict);
 
 // Reads every trace into `consumer`. Returns kExitOk, or kExitBadInput when --strict stopped at a bad
 // record (already reported through the reader's sink).

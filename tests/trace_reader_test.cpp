@@ -57,15 +57,8 @@ std::string lines(std::initializer_list<std::string> records, bool final_newline
   return out;
 }
 
-trace::ReaderOptions reader_options(bool strict, unsigned threads) {
-  trace::ReaderOptions options;
-  options.strict = strict;
-  options.threads = threads;
-  return options;
-}
-
 struct Ingest {
-  explicit Ingest(bool strict = false, unsigned threads = 0) : reader(model, reader_options(strict, threads), sink), census(reader) {}
+  explicit Ingest(bool strict = false) : reader(model, trace::ReaderOptions{strict, uint64_t{256} << 20}, sink), census(reader) {}
   Status read(const std::string& text, bool document_form = false) {
     return reader.read_text("test.jsonl", text, document_form, census);
   }
@@ -243,77 +236,6 @@ TEST(TraceReader, every_bad_record_is_located_counted_and_skipped_without_losing
     ASSERT_NE(expected_column, std::string::npos + 1) << "test bug: marker not in record";
     EXPECT_EQ(e.where.column, expected_column) << e.to_string();
     EXPECT_FALSE(e.message.empty());
-  }
-}
-
-TEST(TraceReader, parsing_on_several_threads_reports_and_counts_exactly_what_one_thread_does) {
-  // Several MiB (many parsing batches) with every kind of bad record scattered through it, states defined
-  // as the file goes, blank and CRLF lines, and a cut-off last line: every thread count must give the same
-  // diagnostics in the same order, at the lines where the bad records really are, and the same keys.
-  const std::vector<BadCase> cases = bad_cases();
-  std::string text = kCapture + "\n";
-  uint64_t line = 1;
-  std::vector<std::pair<uint64_t, std::string>> expected;  // line, reason of every bad record written
-  uint64_t draws_before_first_bad = 0;
-  for (int i = 0; i < 90000; ++i) {
-    std::string record;
-    if (i % 2000 == 0) {
-      record = state("s" + std::to_string(i / 2000), program(i % 4000 ? "0x04200000" : "0x04210000"), host(i % 6000 ? "back" : "none"));
-    } else if (i % 997 == 0) {
-      const BadCase& bad = cases[static_cast<size_t>(i / 997) % cases.size()];
-      record = bad.record;
-      expected.emplace_back(line + 1, bad.reason);
-    } else if (i % 501 == 0) {
-      record = "  ";
-    } else {
-      record = i % 7 == 0 ? inline_draw(i / 100, i % 100, program(), host("front")) : draw(i / 100, i % 100, "s" + std::to_string(i / 2000));
-      if (expected.empty()) ++draws_before_first_bad;
-    }
-    text += record + (i % 3 == 0 ? "\r\n" : "\n");
-    ++line;
-  }
-  text += R"({"type":"draw","frame":9999,"draw":0,"sta)";  // no newline: the last line is cut short
-  expected.emplace_back(line + 1, "truncated_record");
-  ASSERT_GT(text.size(), size_t{4} << 20) << "test bug: too little text to be split among threads";
-
-  struct Outcome {
-    std::vector<std::string> diagnostics;
-    plan::DedupeCounts counts;
-    size_t exact_keys;
-  };
-  auto ingest = [&](unsigned threads) {
-    Ingest in(false, threads);
-    EXPECT_TRUE(in.read(text));
-    Outcome out{{}, in.census.counts(), in.reader.exact_keys().size()};
-    for (const auto& entry : in.sink.entries)
-      out.diagnostics.push_back(entry.error.reason + " " + entry.error.where.to_string() + " " + entry.error.message);
-    return std::pair(out, in.sink.entries);
-  };
-  const auto [one, one_entries] = ingest(1);
-  ASSERT_EQ(one_entries.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(one_entries[i].error.where.line, expected[i].first) << one.diagnostics[i];
-    EXPECT_EQ(one_entries[i].error.reason, expected[i].second) << one.diagnostics[i];
-  }
-  for (unsigned threads : {2u, 3u, 8u}) {
-    SCOPED_TRACE(threads);
-    const auto [many, entries] = ingest(threads);
-    EXPECT_EQ(many.diagnostics, one.diagnostics);
-    EXPECT_EQ(many.counts.draws, one.counts.draws);
-    EXPECT_EQ(many.counts.frames, one.counts.frames);
-    EXPECT_EQ(many.counts.unique_pipeline_keys, one.counts.unique_pipeline_keys);
-    EXPECT_EQ(many.counts.bad_records, one.counts.bad_records);
-    EXPECT_EQ(many.exact_keys, one.exact_keys);
-  }
-
-  // Strict mode stops at the same record on any thread count.
-  for (unsigned threads : {1u, 4u}) {
-    Ingest in(true, threads);
-    const Status s = in.read(text);
-    ASSERT_FALSE(s);
-    EXPECT_EQ(s.error().where.line, expected[0].first);
-    EXPECT_EQ(s.error().reason, expected[0].second);
-    EXPECT_EQ(in.census.counts().draws, draws_before_first_bad);
   }
 }
 

@@ -30,9 +30,6 @@ struct ReaderOptions {
   // Called from read_file as a file is read (every 64 MiB window and at its end) with the bytes done and
   // the file's size; for progress bars. May be empty.
   std::function<void(const std::string& path, uint64_t done, uint64_t total)> progress;
-  // Threads that parse JSON Lines records (0: one per hardware thread). Records are still acted on one at a
-  // time in file order, so results and diagnostics do not depend on it.
-  unsigned threads = 0;
 };
 
 // One draw, as the reader hands it on. `program` indexes exact_keys() (and program_family()), `host` indexes
@@ -98,10 +95,6 @@ class TraceReader {
  private:
   class FileState;
   friend class FileState;
-  struct ParsedRecord;
-  struct LineBatch;
-  // Reads one record's top-level fields with `parser` (thread-safe given a parser per thread).
-  static void parse_record(simdjson::ondemand::parser& parser, std::string_view path, ParsedRecord& out);
   Status read_lines(FileState& file, const char* base, size_t size, size_t readable);
 
   const GuestModel& model_;
