@@ -95,7 +95,8 @@ class ArtifactCache final : public compile::ModuleStore {
   // deleted and counted in corrupt_discarded, and the load is a miss: the caller compiles and stores again.
   std::optional<compile::CompiledModule> load(const ArtifactIdentity& identity);
 
-  // Writes the entry atomically (unique temporary file, fsync, rename over the final name). An error (kind
+  // Writes the entry atomically (unique temporary file, rename over the final name; no fsync: an entry torn by
+  // a crash fails its checksum and is rebuilt). An error (kind
   // io) says why it could not; callers go on without the entry, a build never fails for it.
   Status store(const ArtifactIdentity& identity, const compile::CompiledModule& module);
 
