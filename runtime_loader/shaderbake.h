@@ -372,7 +372,7 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
  * every function taking a const sbk_bundle* may run on any number of threads at once. Probes allocate nothing
  * and change nothing. */
 
-#define SBK_BUNDLE_FORMAT_MAJOR 1
+#define SBK_BUNDLE_FORMAT_MAJOR 2
 #define SBK_BUNDLE_FORMAT_MINOR 0
 #define SBK_BUNDLE_HEADER_SIZE 64
 #define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
@@ -502,11 +502,10 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
  * the index entry points at does not hold a key of the entry's hash. */
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry);
 
-/* Stage and sizes of module `module`. SBK_ERROR_CORRUPT when its frame does not lie inside MODULE_DATA, the
- * stage is not vertex or fragment, the raw size is not a non-zero multiple of 4, or the frame's own header
- * disagrees with the sizes (only the frame's headers are read; nothing is decoded). The
- * module table has no checksum of its own: damage that keeps every field plausible and consistent (the stage
- * turned from fragment into vertex) is found by sbk_bundle_check_sections, not here. */
+/* Stage and sizes of module `module`. SBK_ERROR_CORRUPT when the row's 16-bit check fails, its frame does not
+ * lie inside MODULE_DATA, the stage is not vertex or fragment, the raw size is not a non-zero multiple of 4,
+ * or the frame's own header disagrees with the sizes (only the frame's headers are read; nothing is
+ * decoded). The row check catches all but ~1 in 65,536 damaged rows; sbk_bundle_check_sections the rest. */
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info);
 
 /* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
@@ -516,6 +515,31 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
+
+/* ---- Packed SPIR-V (schemas/bundle.md, "Packed SPIR-V") -------------------------------------------------
+ * Bundle modules are stored as a byte coding of their SPIR-V words that a zstd dictionary compresses about
+ * twice as well as the words: varints, result IDs inside functions left implicit, references to function-local
+ * IDs as short distances, global IDs absolute. sbk_bundle_read_module decodes it; a renderer never calls these. */
+
+/* The most bytes sbk_spirv_pack writes for `word_count` words. */
+#define SBK_SPIRV_PACK_BOUND(word_count) ((size_t)(word_count) * 6u + 16u)
+
+/* Builder side: codes `word_count` words (a SPIR-V module: at least its 5 header words) into `out`.
+ * *size_out gets the bytes written. Any word sequence packs and unpacks to itself; what is not a well-formed
+ * instruction stream is carried raw. SBK_ERROR_INVALID_STATE for fewer than 5 words,
+ * SBK_ERROR_BUFFER_TOO_SMALL when `capacity` is below SBK_SPIRV_PACK_BOUND(word_count). */
+SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
+                                  size_t* size_out);
+
+/* Decodes `packed_size` packed bytes into exactly `raw_size` bytes at `out` (separate buffers).
+ * SBK_ERROR_CORRUPT when they do not decode to exactly that. */
+SBK_API sbk_result sbk_spirv_unpack(const void* packed, size_t packed_size, void* out, size_t raw_size);
+
+/* Decodes packed SPIR-V in place: `buffer` has `raw_size` bytes (a multiple of 4), the packed bytes are its
+ * last `packed_size`; the words are written from the start, each only over packed bytes already read.
+ * SBK_ERROR_CORRUPT when the bytes do not decode to exactly raw_size bytes that way (a writer stores a module
+ * packed only when its own packed bytes do). */
+SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size_t packed_size);
 
 /* Layout contract `layout`. Layouts have no checksum of their own, so each call verifies the checksum of the
  * whole LAYOUTS section (272 bytes a layout; a bundle holds few distinct layouts) before reading it:
@@ -1531,6 +1555,339 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
   return damaged;
 }
 
+/* ---- Packed SPIR-V ---------------------------------------------------------------------------------- */
+
+/* How the operand words of each opcode are coded: T result type, R result, I ID reference, L literal, S literal
+ * string (words up to and including the first holding a zero byte); "*X": every further word is X; words past
+ * the list are L. Generated from the Khronos grammar (SPIR-V 1.6 core, opcodes below 400) by
+ * scripts/gen_spirv_operand_table.py and frozen with bundle format 2: it decides how modules are coded. A
+ * wrong or missing row costs size, never correctness (coder and decoder follow the same table). */
+static const char* sbk__spirv_operands(uint32_t opcode) {
+  switch (opcode) {
+    case 0: case 56: case 218: case 219: case 252: case 253: case 255: case 317: return "";
+    case 1: case 41: case 42: case 46: case 48: case 49: case 55: case 299: case 303: return "TR";
+    case 2: case 4: case 10: case 330: return "S";
+    case 3: return "LLIS";
+    case 5: return "IS";
+    case 6: return "ILS";
+    case 7: case 11: case 31: return "RS";
+    case 8: case 72: return "ILL";
+    case 12: return "TRIL*I";
+    case 14: return "LL";
+    case 15: return "LIS*I";
+    case 16: case 39: case 71: case 247: case 256: case 257: case 331: case 332: return "IL";
+    case 17: return "L";
+    case 19: case 20: case 26: case 34: case 35: case 36: case 37: case 73: case 248: case 322: case 327:
+    return "R";
+    case 21: return "RLL";
+    case 22: case 38: return "RL";
+    case 23: case 24: return "RIL";
+    case 25: return "RILLLLLLL";
+    case 27: case 29: return "RI";
+    case 28: return "RII";
+    case 30: return "R*I";
+    case 32: return "RLI";
+    case 33: return "RI*I";
+    case 43: case 50: case 52: return "TRL";
+    case 44: case 51: case 80: case 245: return "TR*I";
+    case 45: case 323: return "TRLLL";
+    case 54: case 59: return "TRLI";
+    case 57: case 65: case 66: return "TRI*I";
+    case 60: case 78: case 169: case 202: case 203: case 227: case 232: case 233: case 263: case 283:
+    case 284: case 304: case 318: case 337: case 341: case 345: case 346: case 347: case 348: case 365:
+    case 366: return "TRIII";
+    case 61: case 68: case 123: return "TRIL";
+    case 62: case 246: return "IIL";
+    case 63: return "IILL";
+    case 64: return "IIILL";
+    case 67: case 70: return "TRII*I";
+    case 69: case 83: case 84: case 100: case 101: case 102: case 104: case 106: case 107: case 109: case 110:
+    case 111: case 112: case 113: case 114: case 115: case 116: case 117: case 118: case 119: case 120:
+    case 121: case 122: case 124: case 126: case 127: case 154: case 155: case 156: case 157: case 158:
+    case 159: case 160: case 168: case 200: case 204: case 205: case 207: case 208: case 209: case 210:
+    case 211: case 212: case 213: case 214: case 215: case 282: case 300: case 316: case 321: case 324:
+    case 328: case 333: return "TRI";
+    case 74: return "I*I";
+    case 75: return "I*L";
+    case 77: case 86: case 103: case 105: case 128: case 129: case 130: case 131: case 132: case 133:
+    case 134: case 135: case 136: case 137: case 138: case 139: case 140: case 141: case 142: case 143:
+    case 144: case 145: case 146: case 147: case 148: case 149: case 150: case 151: case 152: case 161:
+    case 162: case 163: case 164: case 165: case 166: case 167: case 170: case 171: case 172: case 173:
+    case 174: case 175: case 176: case 177: case 178: case 179: case 180: case 181: case 182: case 183:
+    case 184: case 185: case 186: case 187: case 188: case 189: case 190: case 191: case 194: case 195:
+    case 196: case 197: case 198: case 199: case 261: case 262: case 334: case 335: case 336: case 338:
+    case 339: case 340: case 343: case 344: return "TRII";
+    case 79: case 82: return "TRII*L";
+    case 81: return "TRI*L";
+    case 87: case 88: case 91: case 92: case 95: case 98: case 305: case 306: case 309: case 310: case 313:
+    case 320: return "TRIIL*I";
+    case 89: case 90: case 93: case 94: case 96: case 97: case 307: case 308: case 311: case 312: case 314:
+    case 315: return "TRIIIL*I";
+    case 99: return "IIIL*I";
+    case 201: case 229: case 234: case 235: case 236: case 237: case 238: case 239: case 240: case 241:
+    case 242: case 274: case 275: case 278: case 279: case 291: case 295: case 296: case 326: return "TRIIII";
+    case 220: case 221: case 249: case 254: case 297: case 298: return "I";
+    case 224: case 260: case 302: case 319: case 329: return "III";
+    case 225: case 301: return "II";
+    case 228: case 280: case 281: return "IIII";
+    case 230: case 231: case 259: case 276: case 277: return "TRIIIIII";
+    case 250: return "III*L";
+    case 251: return "II*L";
+    case 264: case 265: case 266: case 267: case 268: case 269: case 270: case 271: case 342: return "TRILI";
+    case 285: case 286: case 293: case 294: case 325: return "TRIIIII";
+    case 287: case 288: return "IIIII";
+    case 292: return "TRIIIIIIIIII*I";
+    case 349: case 350: case 351: case 352: case 353: case 354: case 355: case 356: case 357: case 358:
+    case 359: case 360: case 361: case 362: case 363: case 364: return "TRILII";
+    default: return "";
+  }
+}
+
+/* Coding state shared by sbk_spirv_pack and sbk_spirv_unpack_in_place. */
+typedef struct sbk__spirv_state {
+  uint32_t max_id;      /* the largest result ID so far (updated after each instruction) */
+  uint32_t first_local; /* inside functions (from the first OpFunction on): IDs from here are local */
+  uint32_t next_local;  /* the result ID the next result inside functions must have */
+  int in_functions;
+} sbk__spirv_state;
+
+/* The reference base: the next local ID inside functions, else one past the largest result ID so far. */
+static uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
+  return st->in_functions ? st->next_local : st->max_id + 1u;
+}
+
+static size_t sbk__put_varint(uint8_t* out, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80u) {
+    out[n++] = (uint8_t)(v | 0x80u);
+    v >>= 7;
+  }
+  out[n++] = (uint8_t)v;
+  return n;
+}
+
+/* Kind of operand word `index` (from 0) of an instruction, given the kinds and where the scan stands:
+ * `at` advances over fixed kinds as words are used; a string holds its kind until its last word. */
+static char sbk__spirv_kind(const char* kinds, size_t at) {
+  size_t fixed = 0;
+  while (kinds[fixed] != '\0' && kinds[fixed] != '*') ++fixed;
+  if (at < fixed) return kinds[at];
+  return kinds[fixed] == '*' ? kinds[fixed + 1] : 'L';
+}
+
+static int sbk__word_has_zero_byte(uint32_t w) {
+  return (w & 0xFFu) == 0 || (w & 0xFF00u) == 0 || (w & 0xFF0000u) == 0 || (w & 0xFF000000u) == 0;
+}
+
+SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
+                                  size_t* size_out) {
+  sbk__spirv_state st;
+  size_t n = 0, i;
+  SBK_ASSERT(words != NULL && out != NULL && size_out != NULL);
+  *size_out = 0;
+  if (word_count < 5) return SBK_ERROR_INVALID_STATE;
+  if (capacity < SBK_SPIRV_PACK_BOUND(word_count)) return SBK_ERROR_BUFFER_TOO_SMALL;
+  memset(&st, 0, sizeof st);
+  for (i = 0; i < 5; ++i) n += sbk__put_varint(out + n, words[i]);
+  for (i = 5; i < word_count;) {
+    const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;
+    const char* kinds = sbk__spirv_operands(opcode);
+    sbk__spirv_state next = st;
+    size_t j, at = 0;
+    int result_ok = 1;
+    uint32_t result = 0;
+    int has_result = 0;
+    if (count == 0 || count > word_count - i) break; /* not an instruction: the rest goes raw */
+    if (opcode == 54u && !next.in_functions) {      /* OpFunction: function-local IDs start here */
+      next.in_functions = 1;
+      next.first_local = next.next_local = next.max_id + 1u;
+    }
+    /* Inside functions a result is implicit: it must be the next local ID, or the rest goes raw. */
+    for (j = 1; j < count; ++j) {
+      const char k = sbk__spirv_kind(kinds, at);
+      if (k == 'R' && next.in_functions && words[i + j] != next.next_local) result_ok = 0;
+      if (k == 'R') break;
+      if (k != 'S' || sbk__word_has_zero_byte(words[i + j])) ++at;
+    }
+    if (!result_ok) break;
+    n += sbk__put_varint(out + n, (uint64_t)opcode + 1u);
+    n += sbk__put_varint(out + n, count);
+    at = 0;
+    for (j = 1; j < count; ++j) {
+      const uint32_t w = words[i + j];
+      const char k = sbk__spirv_kind(kinds, at);
+      if (k == 'S') {
+        out[n++] = (uint8_t)w;
+        out[n++] = (uint8_t)(w >> 8);
+        out[n++] = (uint8_t)(w >> 16);
+        out[n++] = (uint8_t)(w >> 24);
+        if (sbk__word_has_zero_byte(w)) ++at;
+        continue;
+      }
+      ++at;
+      if (k == 'R') {
+        has_result = 1;
+        result = w;
+        if (next.in_functions)
+          ++next.next_local; /* implicit */
+        else
+          n += sbk__put_varint(out + n, w);
+      } else if (k == 'T' || k == 'I') {
+        const int local = next.in_functions ? w >= next.first_local : w > next.max_id;
+        if (local) {
+          const uint32_t d = sbk__spirv_base(&next) - w;
+          const uint32_t zigzag = (d & 0x80000000u) ? ((~d) << 1) | 1u : d << 1;
+          n += sbk__put_varint(out + n, (uint64_t)zigzag * 2u + 1u);
+        } else {
+          n += sbk__put_varint(out + n, (uint64_t)w * 2u);
+        }
+      } else {
+        n += sbk__put_varint(out + n, w);
+      }
+    }
+    if (has_result && result > next.max_id) next.max_id = result;
+    st = next;
+    i += count;
+  }
+  if (i < word_count) { /* escape: 0, the word count left, the words raw */
+    out[n++] = 0;
+    n += sbk__put_varint(out + n, word_count - i);
+    for (; i < word_count; ++i) {
+      out[n++] = (uint8_t)words[i];
+      out[n++] = (uint8_t)(words[i] >> 8);
+      out[n++] = (uint8_t)(words[i] >> 16);
+      out[n++] = (uint8_t)(words[i] >> 24);
+    }
+  }
+  *size_out = n;
+  return SBK_OK;
+}
+
+/* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. With `lag` != SIZE_MAX, src is
+ * dst + lag (in place): a word is written only over bytes already read. */
+static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint8_t* dst, size_t raw_size, size_t lag) {
+  const uint8_t* const b = src;
+  const size_t total = raw_size / 4u;
+  size_t in = 0, out = 0; /* next byte to read; next word to write */
+  sbk__spirv_state st;
+  if (raw_size % 4u != 0 || total < 5 || packed_size == 0) return SBK_ERROR_CORRUPT;
+  memset(&st, 0, sizeof st);
+/* Reads a varint of at most 5 bytes (35 bits) into v, or fails. */
+#define SBK__READ_VARINT(v)                                                        \
+  do {                                                                             \
+    unsigned shift_ = 0;                                                           \
+    (v) = 0;                                                                       \
+    for (;;) {                                                                     \
+      uint8_t byte_;                                                               \
+      if (in >= packed_size || shift_ > 28u) return SBK_ERROR_CORRUPT;             \
+      byte_ = b[in++];                                                             \
+      (v) |= (uint64_t)(byte_ & 0x7Fu) << shift_;                                  \
+      if (!(byte_ & 0x80u)) break;                                                 \
+      shift_ += 7u;                                                                \
+    }                                                                              \
+  } while (0)
+/* Writes word w at `out`: only over bytes already read, and never past raw_size. */
+#define SBK__WRITE_WORD(w)                                                         \
+  do {                                                                             \
+    const uint32_t w_ = (w);                                                       \
+    if (out >= total || (lag != (size_t)-1 && out * 4u + 4u > lag + in))           \
+      return SBK_ERROR_CORRUPT;                                                    \
+    dst[out * 4u] = (uint8_t)w_;                                                   \
+    dst[out * 4u + 1u] = (uint8_t)(w_ >> 8);                                       \
+    dst[out * 4u + 2u] = (uint8_t)(w_ >> 16);                                      \
+    dst[out * 4u + 3u] = (uint8_t)(w_ >> 24);                                      \
+    ++out;                                                                         \
+  } while (0)
+  while (out < 5) {
+    uint64_t v;
+    SBK__READ_VARINT(v);
+    if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
+    SBK__WRITE_WORD((uint32_t)v);
+  }
+  while (out < total) {
+    uint64_t v, count;
+    uint32_t opcode, result = 0;
+    const char* kinds;
+    size_t j, at = 0;
+    int has_result = 0;
+    SBK__READ_VARINT(v);
+    if (v == 0) { /* escape: the rest raw */
+      SBK__READ_VARINT(count);
+      if (count != total - out) return SBK_ERROR_CORRUPT;
+      while (out < total) {
+        uint32_t w;
+        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
+        w = (uint32_t)b[in] | (uint32_t)b[in + 1u] << 8 | (uint32_t)b[in + 2u] << 16 | (uint32_t)b[in + 3u] << 24;
+        in += 4u;
+        SBK__WRITE_WORD(w);
+      }
+      break;
+    }
+    if (v > 0x10000u) return SBK_ERROR_CORRUPT;
+    opcode = (uint32_t)(v - 1u);
+    SBK__READ_VARINT(count);
+    if (count == 0 || count > 0xFFFFu || count > total - out) return SBK_ERROR_CORRUPT;
+    SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
+    kinds = sbk__spirv_operands(opcode);
+    if (opcode == 54u && !st.in_functions) {
+      st.in_functions = 1;
+      st.first_local = st.next_local = st.max_id + 1u;
+    }
+    for (j = 1; j < count; ++j) {
+      const char k = sbk__spirv_kind(kinds, at);
+      uint32_t w;
+      if (k == 'S') {
+        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
+        w = (uint32_t)b[in] | (uint32_t)b[in + 1u] << 8 | (uint32_t)b[in + 2u] << 16 | (uint32_t)b[in + 3u] << 24;
+        in += 4u;
+        if (sbk__word_has_zero_byte(w)) ++at;
+        SBK__WRITE_WORD(w);
+        continue;
+      }
+      ++at;
+      if (k == 'R' && st.in_functions) {
+        w = st.next_local++;
+      } else {
+        SBK__READ_VARINT(v);
+        if (k == 'T' || k == 'I') {
+          if (v > 0x1FFFFFFFFu) return SBK_ERROR_CORRUPT;
+          if (v & 1u) {
+            const uint32_t zigzag = (uint32_t)(v >> 1);
+            const uint32_t d = (zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1;
+            w = sbk__spirv_base(&st) - d;
+          } else {
+            w = (uint32_t)(v >> 1);
+          }
+        } else {
+          if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
+          w = (uint32_t)v;
+        }
+      }
+      if (k == 'R') {
+        has_result = 1;
+        result = w;
+      }
+      SBK__WRITE_WORD(w);
+    }
+    if (has_result && result > st.max_id) st.max_id = result;
+  }
+#undef SBK__READ_VARINT
+#undef SBK__WRITE_WORD
+  return in == packed_size ? SBK_OK : SBK_ERROR_CORRUPT;
+}
+
+SBK_API sbk_result sbk_spirv_unpack(const void* packed, size_t packed_size, void* out, size_t raw_size) {
+  SBK_ASSERT((packed != NULL || packed_size == 0) && (out != NULL || raw_size == 0));
+  return sbk__spirv_unpack((const uint8_t*)packed, packed_size, (uint8_t*)out, raw_size, (size_t)-1);
+}
+
+SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size_t packed_size) {
+  SBK_ASSERT(buffer != NULL || raw_size == 0);
+  if (packed_size > raw_size) return SBK_ERROR_CORRUPT;
+  return sbk__spirv_unpack((const uint8_t*)buffer + (raw_size - packed_size), packed_size, (uint8_t*)buffer, raw_size,
+                           raw_size - packed_size);
+}
+
 static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
   return sbk__section_bytes(b, SBK_SECTION_MODULES) + 8u + (uint64_t)module * SBK_BUNDLE_MODULE_ENTRY_SIZE;
 }
@@ -1544,25 +1901,35 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
   SBK_ASSERT(bundle != NULL && info != NULL);
   if (module >= bundle->module_count) return SBK_NOT_FOUND;
   e = sbk__module_entry(bundle, module);
+  /* The row's own check: the top 16 bits of its last word hold XXH3-64 (seeded with the module index) of the
+   * 30 bytes before them. */
+  if ((uint16_t)XXH3_64bits_withSeed(e, SBK_BUNDLE_MODULE_ENTRY_SIZE - 2u, module) != sbk__get_u16(e + 30))
+    return SBK_ERROR_CORRUPT;
   frame_offset = sbk__get_u64(e);
   info->compressed_size = sbk__get_u32(e + 8);
   info->raw_size = sbk__get_u32(e + 12);
   info->stage = sbk__get_u32(e + 24);
   if (!sbk__fits(frame_offset, info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
     return SBK_ERROR_CORRUPT;
-  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary) only. */
+  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary), bit 1 (packed) only. */
   if ((info->stage != 1u && info->stage != 16u) || info->raw_size == 0 || info->raw_size % 4u != 0 ||
-      sbk__get_u32(e + 28) > 1u)
+      sbk__get_u16(e + 28) > 3u)
     return SBK_ERROR_CORRUPT;
   /* The row has no checksum: hold its sizes against the frame's own headers, which zstd reads without
-   * decoding. The frame is exactly compressed_size bytes, and decodes to raw_size when its header says. */
+   * decoding. The frame is exactly compressed_size bytes; it decodes to raw_size bytes, or packed to fewer
+   * (then its header must say how many: the packed bytes are decoded at the end of the caller's buffer). */
   frame = sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + frame_offset;
   frame_size = ZSTD_findFrameCompressedSize(frame, info->compressed_size);
   if (ZSTD_isError(frame_size) || frame_size != info->compressed_size) return SBK_ERROR_CORRUPT;
   content_size = ZSTD_getFrameContentSize(frame, info->compressed_size);
-  if (content_size == ZSTD_CONTENTSIZE_ERROR ||
-      (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != (unsigned long long)info->raw_size))
+  if (content_size == ZSTD_CONTENTSIZE_ERROR) return SBK_ERROR_CORRUPT;
+  if (sbk__get_u32(e + 28) & 2u) {
+    if (content_size == ZSTD_CONTENTSIZE_UNKNOWN || content_size == 0 ||
+        content_size > (unsigned long long)info->raw_size)
+      return SBK_ERROR_CORRUPT;
+  } else if (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != (unsigned long long)info->raw_size) {
     return SBK_ERROR_CORRUPT;
+  }
   return SBK_OK;
 }
 
@@ -1596,6 +1963,8 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
                                           size_t* size_out, void* zstd_dctx) {
   sbk_module_info info;
   const uint8_t* e;
+  const uint8_t* frame;
+  size_t payload_size;
   sbk_result r;
   SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
   *size_out = 0;
@@ -1604,8 +1973,19 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   e = sbk__module_entry(bundle, module);
   *size_out = info.raw_size;
   if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
-  r = sbk__decompress(bundle, sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
-                      info.compressed_size, out, info.raw_size, (int)(sbk__get_u32(e + 28) & 1u), zstd_dctx);
+  frame = sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e);
+  if (sbk__get_u32(e + 28) & 2u) {
+    /* Packed: decompress to the end of the buffer, then unpack forward in place (module_info has checked
+     * that the frame's header states a size of at most raw_size). */
+    payload_size = (size_t)ZSTD_getFrameContentSize(frame, info.compressed_size);
+    r = sbk__decompress(bundle, frame, info.compressed_size, (uint8_t*)out + (info.raw_size - payload_size),
+                        payload_size, (int)(sbk__get_u32(e + 28) & 1u), zstd_dctx);
+    if (r != SBK_OK) return r;
+    r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
+  } else {
+    r = sbk__decompress(bundle, frame, info.compressed_size, out, info.raw_size, (int)(sbk__get_u32(e + 28) & 1u),
+                        zstd_dctx);
+  }
   if (r != SBK_OK) return r;
   return XXH3_64bits(out, info.raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
 }

@@ -66,12 +66,11 @@ Error zstd_error(const char* what, size_t code) {
 // Trains the dictionary on the modules themselves (in content order). fastCover with fixed parameters and
 // one thread is deterministic. Returns empty when there is too little to learn from: the modules are then
 // compressed without a dictionary.
-std::vector<uint8_t> train_dictionary(const std::vector<const std::vector<uint32_t>*>& modules, size_t capacity) {
+std::vector<uint8_t> train_dictionary(const std::vector<std::span<const uint8_t>>& modules, size_t capacity) {
   if (capacity == 0 || modules.size() < 8) return {};
   std::vector<uint8_t> samples;
   std::vector<size_t> sizes;
-  for (const auto* words : modules) {
-    const auto bytes = as_bytes(*words);
+  for (const auto bytes : modules) {
     samples.insert(samples.end(), bytes.begin(), bytes.end());
     sizes.push_back(bytes.size());
   }
@@ -99,7 +98,7 @@ struct CompressedModules {
   std::vector<std::vector<uint8_t>> frames;  // one per module, in module order
 };
 
-Result<CompressedModules> compress_modules(const std::vector<const std::vector<uint32_t>*>& modules,
+Result<CompressedModules> compress_modules(const std::vector<std::span<const uint8_t>>& modules,
                                            const WriteOptions& options) {
   CompressedModules out;
   out.dictionary = train_dictionary(modules, options.dictionary_capacity);
@@ -113,16 +112,21 @@ Result<CompressedModules> compress_modules(const std::vector<const std::vector<u
   std::atomic<size_t> next{0};
   auto work = [&] {
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    // Frames state their content size (a packed module's size is read from it) and no dictionary ID (the
+    // module table's flag says whether the frame needs the dictionary).
+    bool configured = cctx != nullptr && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) &&
+                      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)) &&
+                      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.compression_level));
     for (size_t i; (i = next.fetch_add(1)) < modules.size();) {
-      const auto raw = as_bytes(*modules[i]);
+      const auto raw = modules[i];
       std::vector<uint8_t>& frame = out.frames[i];
       frame.resize(ZSTD_compressBound(raw.size()));
-      const size_t n = cctx == nullptr ? 0
-                       : cdict ? ZSTD_compress_usingCDict(cctx, frame.data(), frame.size(), raw.data(), raw.size(), cdict)
-                               : ZSTD_compressCCtx(cctx, frame.data(), frame.size(), raw.data(), raw.size(),
-                                                   options.compression_level);
-      if (cctx == nullptr || ZSTD_isError(n)) {
-        frame_errors[i] = cctx == nullptr ? size_t(-1) : n;
+      // A CDict stays referenced across ZSTD_compress2 calls; its parameters (level) apply to each frame.
+      const bool ready = configured && !ZSTD_isError(ZSTD_CCtx_refCDict(cctx, cdict));
+      const size_t n = ready ? ZSTD_compress2(cctx, frame.data(), frame.size(), raw.data(), raw.size()) : 0;
+      if (!ready) configured = false;
+      if (!configured || ZSTD_isError(n)) {
+        frame_errors[i] = !configured ? size_t(-1) : n;
         frame.clear();
       } else {
         frame.resize(n);
@@ -145,10 +149,10 @@ Result<CompressedModules> compress_modules(const std::vector<const std::vector<u
 // What the compression of `modules` depends on: zstd's version, the options, and each module's content hash
 // and size, in module order.
 std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
-                                          const std::vector<const std::vector<uint32_t>*>& modules,
+                                          const std::vector<std::span<const uint8_t>>& modules,
                                           const WriteOptions& options) {
   ByteWriter w;
-  const std::string_view tag = "shaderbake-bundle-compression/1 fastcover";
+  const std::string_view tag = "shaderbake-bundle-compression/2 fastcover, packed SPIR-V of format 2, no dictionary IDs";
   w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
     w.u32(v);
@@ -157,7 +161,7 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   for (size_t i = 0; i < modules.size(); ++i) {
     w.u64(ids[i].content.low);
     w.u64(ids[i].content.high);
-    w.u64(modules[i]->size());
+    w.u64(modules[i].size());
   }
   return std::move(w.data());
 }
@@ -177,7 +181,7 @@ std::vector<uint8_t> encode_compression(const CompressedModules& c) {
 
 // The memo's compression of `modules`, only if every frame decodes to exactly its module's bytes.
 std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::span<const uint8_t> identity,
-                                                    const std::vector<const std::vector<uint32_t>*>& modules,
+                                                    const std::vector<std::span<const uint8_t>>& modules,
                                                     bool* hit) {
   const auto bytes = memo.find(identity);
   if (!bytes) return std::nullopt;
@@ -206,7 +210,7 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   bool good = dctx != nullptr && (c.dictionary.empty() || ddict != nullptr);
   std::vector<uint8_t> out;
   for (size_t i = 0; good && i < modules.size(); ++i) {
-    const auto raw = as_bytes(*modules[i]);
+    const auto raw = modules[i];
     out.resize(raw.size());
     const size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
                              : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
@@ -217,6 +221,30 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   if (!good) return std::nullopt;
   *hit = true;
   return c;
+}
+
+// What a module's frame holds: its packed form (schemas/bundle.md, "Packed SPIR-V") when that is smaller and
+// the loader's in-place decoding gives the words back from it, else the SPIR-V words themselves.
+struct ModulePayload {
+  std::vector<uint8_t> packed;  // empty: the frame holds the words
+};
+
+ModulePayload payload_of(const std::vector<uint32_t>& words) {
+  ModulePayload payload;
+  const size_t raw_size = words.size() * 4;
+  std::vector<uint8_t> packed(SBK_SPIRV_PACK_BOUND(words.size()));
+  size_t packed_size = 0;
+  if (sbk_spirv_pack(words.data(), words.size(), packed.data(), packed.size(), &packed_size) != SBK_OK ||
+      packed_size >= raw_size)
+    return payload;
+  std::vector<uint8_t> buffer(raw_size);
+  std::memcpy(buffer.data() + raw_size - packed_size, packed.data(), packed_size);
+  if (sbk_spirv_unpack_in_place(buffer.data(), raw_size, packed_size) != SBK_OK ||
+      std::memcmp(buffer.data(), words.data(), raw_size) != 0)
+    return payload;
+  packed.resize(packed_size);
+  payload.packed = std::move(packed);
+  return payload;
 }
 
 }  // namespace
@@ -289,14 +317,20 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     return it->second;
   };
 
-  // ---- modules: dictionary, then one frame each (remembered by the memo between builds) ----
+  // ---- modules: packed, a dictionary, then one frame each (remembered by the memo between builds) ----
+  std::vector<ModulePayload> payloads(module_words.size());
+  std::vector<std::span<const uint8_t>> payload_bytes(module_words.size());
+  for (size_t i = 0; i < module_words.size(); ++i) {
+    payloads[i] = payload_of(*module_words[i]);
+    payload_bytes[i] = payloads[i].packed.empty() ? as_bytes(*module_words[i]) : std::span<const uint8_t>(payloads[i].packed);
+  }
   bool memo_hit = false;
   const std::vector<uint8_t> memo_identity =
-      options.memo ? compression_identity(module_ids, module_words, options) : std::vector<uint8_t>();
-  auto compressed = options.memo ? recall_compression(*options.memo, memo_identity, module_words, &memo_hit)
+      options.memo ? compression_identity(module_ids, payload_bytes, options) : std::vector<uint8_t>();
+  auto compressed = options.memo ? recall_compression(*options.memo, memo_identity, payload_bytes, &memo_hit)
                                  : std::optional<CompressedModules>();
   if (!compressed) {
-    auto fresh = compress_modules(module_words, options);
+    auto fresh = compress_modules(payload_bytes, options);
     if (!fresh) return std::move(fresh).error();
     compressed = std::move(*fresh);
     if (options.memo) options.memo->put(memo_identity, encode_compression(*compressed));
@@ -308,7 +342,7 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   std::map<uint32_t, std::vector<uint8_t>> sections;
   {
     nlohmann::ordered_json meta;
-    meta["format"] = "shaderbake-bundle/1";
+    meta["format"] = "shaderbake-bundle/2";
     meta["guest"] = identity_.guest_name;
     meta["key_schema"] = identity_.key_schema;
     meta["toolchain"] = identity_.toolchain_fingerprint;
@@ -329,7 +363,10 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
       w.u32(static_cast<uint32_t>(m.words.size() * 4));
       w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
       w.u32(m.stage);
-      w.u32(dictionary.empty() ? 0u : 1u);
+      w.u16((dictionary.empty() ? 0u : 1u) | (payloads[i].packed.empty() ? 0u : 2u));
+      // The row's check: XXH3-64 of its first 30 bytes, seeded with its index, low 16 bits.
+      const size_t row = w.size() - (SBK_BUNDLE_MODULE_ENTRY_SIZE - 2);
+      w.u16(static_cast<uint16_t>(XXH3_64bits_withSeed(w.data().data() + row, SBK_BUNDLE_MODULE_ENTRY_SIZE - 2, i)));
       data_offset += frames[i].size();
       ++i;
     }

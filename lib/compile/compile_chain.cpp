@@ -25,7 +25,8 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) 
   if (stage != ShaderStage::vertex)
     if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
   if (Status s = canonicalize_ids(*optimized); !s) return std::move(s).error();
-  // The remapper rewrites every ID: what ships is validated after it, not before.
+  if (Status s = renumber_function_locals(*optimized); !s) return std::move(s).error();
+  // The remapper and the renumbering rewrite every ID: what ships is validated after them, not before.
   if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
   auto reflection = reflect_spirv(*optimized);
   if (!reflection) return std::move(reflection).error();
@@ -87,7 +88,7 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
 
 std::string toolchain_fingerprint() {
   return glslang_version() + "; " + spirv_tools_version() + "; " + spirv_cross_version() +
-         "; target vulkan1.0/spirv1.0; spirv-opt performance passes on fragment modules; SPVRemapper DO_EVERYTHING";
+         "; target vulkan1.0/spirv1.0; spirv-opt performance passes on fragment modules; SPVRemapper DO_EVERYTHING; function-local IDs in definition order";
 }
 
 }  // namespace shaderbake::compile

@@ -4,6 +4,9 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace shaderbake::compile {
 
 namespace {
@@ -58,5 +61,66 @@ Result<std::string> disassemble_spirv(const std::vector<uint32_t>& spirv) {
 }
 
 std::string spirv_tools_version() { return std::string("SPIRV-Tools ") + spvSoftwareVersionString(); }
+
+namespace {
+
+struct LocalIdScan {
+  size_t offset = 5;                 // word offset of the instruction being parsed
+  bool in_functions = false;
+  uint32_t max_global = 0;           // largest ID defined before the first OpFunction
+  std::vector<uint32_t> locals;      // IDs defined from the first OpFunction on, in order of definition
+  std::vector<size_t> id_words;      // word offsets of every ID operand (result, result type, references)
+};
+
+spv_result_t scan_instruction(void* user, const spv_parsed_instruction_t* inst) {
+  auto& scan = *static_cast<LocalIdScan*>(user);
+  if (inst->opcode == 54 /* OpFunction */) scan.in_functions = true;
+  if (inst->result_id != 0) {
+    if (scan.in_functions)
+      scan.locals.push_back(inst->result_id);
+    else
+      scan.max_global = std::max(scan.max_global, inst->result_id);
+  }
+  for (uint16_t k = 0; k < inst->num_operands; ++k) {
+    switch (inst->operands[k].type) {
+      case SPV_OPERAND_TYPE_ID:
+      case SPV_OPERAND_TYPE_TYPE_ID:
+      case SPV_OPERAND_TYPE_RESULT_ID:
+      case SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID:
+      case SPV_OPERAND_TYPE_SCOPE_ID:
+        scan.id_words.push_back(scan.offset + inst->operands[k].offset);
+        break;
+      default:
+        break;
+    }
+  }
+  scan.offset += inst->num_words;
+  return SPV_SUCCESS;
+}
+
+}  // namespace
+
+Status renumber_function_locals(std::vector<uint32_t>& spirv) {
+  LocalIdScan scan;
+  spv_context context = spvContextCreate(kEnv);
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t parsed = spvBinaryParse(context, &scan, spirv.data(), spirv.size(), nullptr, scan_instruction, &diagnostic);
+  std::string message = diagnostic && diagnostic->error ? diagnostic->error : "cannot parse the module";
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  if (parsed != SPV_SUCCESS) return tools_error("spirv_parse_error", "renumbering function-local IDs: " + message);
+  const uint32_t first_local = scan.max_global + 1;
+  std::unordered_map<uint32_t, uint32_t> renumbered;
+  renumbered.reserve(scan.locals.size());
+  for (uint32_t id : scan.locals)
+    if (!renumbered.emplace(id, first_local + static_cast<uint32_t>(renumbered.size())).second)
+      return tools_error("spirv_parse_error", "renumbering function-local IDs: ID " + std::to_string(id) + " is defined twice");
+  for (size_t at : scan.id_words) {
+    auto it = renumbered.find(spirv[at]);
+    if (it != renumbered.end()) spirv[at] = it->second;
+  }
+  spirv[3] = first_local + static_cast<uint32_t>(renumbered.size());  // the bound
+  return ok_status();
+}
 
 }  // namespace shaderbake::compile

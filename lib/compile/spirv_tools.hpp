@@ -16,6 +16,14 @@ Status validate_spirv(const std::vector<uint32_t>& spirv);
 // input unchanged); the built-in re-validation is off because the chain validates before and after.
 Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv);
 
+// Renumbers the IDs defined inside functions G, G+1, ... in order of definition, where G is one past the
+// largest ID defined before the first function; IDs defined before it (types, constants, variables: the ones
+// SPVRemapper makes alike across modules) keep their numbers, and the bound becomes G + the function-local
+// count. Run after SPVRemapper: its function-local IDs are hash-like and differ between otherwise similar
+// modules, while these make the bundle's packed SPIR-V (schemas/bundle.md) code local references as short
+// distances. Deterministic; the module stays equivalent (and valid).
+Status renumber_function_locals(std::vector<uint32_t>& spirv);
+
 // Human-readable disassembly (friendly names, indented).
 Result<std::string> disassemble_spirv(const std::vector<uint32_t>& spirv);
 

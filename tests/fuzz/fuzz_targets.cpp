@@ -209,4 +209,32 @@ void bundle_loader(const uint8_t* data, size_t size) {
   sbk_bundle_close(&bundle);
 }
 
+void spirv_unpack(const uint8_t* data, size_t size) {
+  if (size < 4) return;
+  const size_t words = std::min<size_t>(get_u32(data), 1u << 16);  // bounded: the loader's modules are smaller
+  const size_t raw_size = words * 4;
+  const uint8_t* packed = data + 4;
+  const size_t packed_size = size - 4;
+  ExactBuffer separate(raw_size);
+  const sbk_result r = sbk_spirv_unpack(packed, packed_size, separate.bytes, raw_size);
+  require(r == SBK_OK || r == SBK_ERROR_CORRUPT);
+  if (packed_size <= raw_size) {
+    ExactBuffer in_place(raw_size);
+    if (packed_size) std::memcpy(in_place.bytes + raw_size - packed_size, packed, packed_size);
+    const sbk_result rp = sbk_spirv_unpack_in_place(in_place.bytes, raw_size, packed_size);
+    require(rp == SBK_OK || rp == SBK_ERROR_CORRUPT);
+    // In place decodes the same stream; it may only refuse more (a word that would overtake the reading).
+    if (rp == SBK_OK) require(r == SBK_OK && std::memcmp(in_place.bytes, separate.bytes, raw_size) == 0);
+  }
+  if (r != SBK_OK) return;
+  std::vector<uint32_t> decoded(words);
+  std::memcpy(decoded.data(), separate.bytes, raw_size);
+  std::vector<uint8_t> repacked(SBK_SPIRV_PACK_BOUND(words));
+  size_t repacked_size = 0;
+  require(sbk_spirv_pack(decoded.data(), words, repacked.data(), repacked.size(), &repacked_size) == SBK_OK);
+  ExactBuffer again(raw_size);
+  require(sbk_spirv_unpack(repacked.data(), repacked_size, again.bytes, raw_size) == SBK_OK &&
+          std::memcmp(again.bytes, decoded.data(), raw_size) == 0);
+}
+
 }  // namespace shaderbake::fuzz

@@ -14,5 +14,9 @@ void vector_reader(const uint8_t* data, size_t size);
 // report, pipeline keys. Aborts when a result breaks the loader's contract (a hit whose key differs from the
 // probed one, a read larger than its stated size, a pipeline key that does not re-encode to itself).
 void bundle_loader(const uint8_t* data, size_t size);
+// Packed SPIR-V (the coding bundle modules are stored in): input = u32 raw word count (little-endian) + packed
+// bytes. Unpacked into a separate buffer and in place; aborts when either gives SBK_OK with other words than
+// the other, or when words it gave do not pack and unpack back to themselves.
+void spirv_unpack(const uint8_t* data, size_t size);
 
 }  // namespace shaderbake::fuzz

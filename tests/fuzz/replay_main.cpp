@@ -4,7 +4,7 @@
 // byte insertions and deletions, spliced-in JSON tokens; for the binary bundle, in-place edits only, since
 // an insertion or deletion only ever meets the size check). Reaching the end is the test: the targets
 // return normally on any input, and ASan/UBSan turn any bad access into a failure.
-//   fuzz_replay trace|vectors|bundle SEED_FILE... [--mutations N] [--seed S]
+//   fuzz_replay trace|vectors|bundle|spirv SEED_FILE... [--mutations N] [--seed S]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -64,18 +64,19 @@ std::string mutate_in_place(std::string s, uint64_t& rng) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_replay trace|vectors|bundle SEED_FILE... [--mutations N] [--seed S]\n");
+    std::fprintf(stderr, "usage: fuzz_replay trace|vectors|bundle|spirv SEED_FILE... [--mutations N] [--seed S]\n");
     return 2;
   }
   const std::string target = argv[1];
-  if (target != "trace" && target != "vectors" && target != "bundle") {
-    std::fprintf(stderr, "error: fuzz_replay: unknown target '%s' (trace, vectors or bundle)\n", target.c_str());
+  if (target != "trace" && target != "vectors" && target != "bundle" && target != "spirv") {
+    std::fprintf(stderr, "error: fuzz_replay: unknown target '%s' (trace, vectors, bundle or spirv)\n", target.c_str());
     return 2;
   }
   auto run = [&](const std::string& input) {
     const auto* data = reinterpret_cast<const uint8_t*>(input.data());
     if (target == "trace") shaderbake::fuzz::trace_reader(data, input.size());
     else if (target == "bundle") shaderbake::fuzz::bundle_loader(data, input.size());
+    else if (target == "spirv") shaderbake::fuzz::spirv_unpack(data, input.size());
     else shaderbake::fuzz::vector_reader(data, input.size());
   };
   uint64_t mutations = 2000, rng = 1;
