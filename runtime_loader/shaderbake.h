@@ -378,7 +378,8 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
 #define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
 #define SBK_BUNDLE_MAX_SECTIONS 64
 #define SBK_BUNDLE_RECORD_HEADER_SIZE 32
-#define SBK_BUNDLE_MODULE_ENTRY_SIZE 32
+#define SBK_BUNDLE_MODULE_ENTRY_SIZE 40
+#define SBK_BUNDLE_MAX_MODULE_SIZE (64u << 20) /* raw SPIR-V bytes of one module, at most */
 #define SBK_BUNDLE_INDEX_ENTRY_SIZE 32
 #define SBK_BUNDLE_LAYOUT_SIZE 272
 #define SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE 48 /* DRIVER_CACHE: u32 count, u32 reserved, then 48-byte entries */
@@ -441,6 +442,7 @@ typedef struct sbk_module_info {
   uint32_t stage;      /* VkShaderStageFlagBits: 1 vertex, 16 fragment */
   uint32_t raw_size;   /* bytes of SPIR-V sbk_bundle_read_module writes */
   uint32_t compressed_size;
+  uint32_t parent;     /* the module whose content the frame was compressed against, or SBK_NO_MODULE */
 } sbk_module_info;
 
 /* A pipeline layout contract: descriptor set 0 and the push-constant range. Descriptor types and stage
@@ -511,7 +513,9 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
 /* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
  * its checksum. `zstd_dctx` is an optional ZSTD_DCtx* of the caller's (reused across calls, one per
  * thread); with NULL the call allocates one for itself. A renderer that reads modules during play passes a
- * dctx and calls sbk_bundle_prepare_dictionary once after open: then a read costs the decoding alone.
+ * dctx and calls sbk_bundle_prepare_dictionary once after open: then a read costs the decoding alone. A module
+ * with a parent (info.parent) is decoded against the parent's content too: the call decodes the parent first,
+ * in a heap block of the dictionary's size plus the parent's, freed before it returns.
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
@@ -1892,38 +1896,49 @@ static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
   return sbk__section_bytes(b, SBK_SECTION_MODULES) + 8u + (uint64_t)module * SBK_BUNDLE_MODULE_ENTRY_SIZE;
 }
 
+/* Bytes the frame of the row at `e` decodes to: the packed size its header states, or the raw size. */
+static size_t sbk__payload_size(const sbk_bundle* b, const uint8_t* e) {
+  if (!(sbk__get_u16(e + 32) & 2u)) return sbk__get_u32(e + 12);
+  return (size_t)ZSTD_getFrameContentSize(sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
+                                          sbk__get_u32(e + 8));
+}
+
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
   const uint8_t* e;
   const uint8_t* frame;
   uint64_t frame_offset;
   unsigned long long content_size;
   size_t frame_size;
+  uint32_t flags;
   SBK_ASSERT(bundle != NULL && info != NULL);
   if (module >= bundle->module_count) return SBK_NOT_FOUND;
   e = sbk__module_entry(bundle, module);
-  /* The row's own check: the top 16 bits of its last word hold XXH3-64 (seeded with the module index) of the
-   * 30 bytes before them. */
-  if ((uint16_t)XXH3_64bits_withSeed(e, SBK_BUNDLE_MODULE_ENTRY_SIZE - 2u, module) != sbk__get_u16(e + 30))
+  /* The row's own check: XXH3-64 (seeded with the module index) of the 36 bytes before it, low 32 bits. */
+  if ((uint32_t)XXH3_64bits_withSeed(e, SBK_BUNDLE_MODULE_ENTRY_SIZE - 4u, module) != sbk__get_u32(e + 36))
     return SBK_ERROR_CORRUPT;
   frame_offset = sbk__get_u64(e);
   info->compressed_size = sbk__get_u32(e + 8);
   info->raw_size = sbk__get_u32(e + 12);
   info->stage = sbk__get_u32(e + 24);
+  info->parent = sbk__get_u32(e + 28);
+  flags = sbk__get_u16(e + 32);
   if (!sbk__fits(frame_offset, info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
     return SBK_ERROR_CORRUPT;
-  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary), bit 1 (packed) only. */
+  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary), bit 1 (packed) only. A parent
+   * is another module (whether it has no parent itself is checked where it is read). */
   if ((info->stage != 1u && info->stage != 16u) || info->raw_size == 0 || info->raw_size % 4u != 0 ||
-      sbk__get_u16(e + 28) > 3u)
+      info->raw_size > SBK_BUNDLE_MAX_MODULE_SIZE || flags > 3u || sbk__get_u16(e + 34) != 0 ||
+      (info->parent != SBK_NO_MODULE && (info->parent >= bundle->module_count || info->parent == module)))
     return SBK_ERROR_CORRUPT;
-  /* The row has no checksum: hold its sizes against the frame's own headers, which zstd reads without
-   * decoding. The frame is exactly compressed_size bytes; it decodes to raw_size bytes, or packed to fewer
-   * (then its header must say how many: the packed bytes are decoded at the end of the caller's buffer). */
+  /* Hold the sizes against the frame's own headers, which zstd reads without decoding. The frame is exactly
+   * compressed_size bytes; it decodes to raw_size bytes, or packed to fewer (then its header must say how
+   * many: the packed bytes are decoded at the end of the caller's buffer). */
   frame = sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + frame_offset;
   frame_size = ZSTD_findFrameCompressedSize(frame, info->compressed_size);
   if (ZSTD_isError(frame_size) || frame_size != info->compressed_size) return SBK_ERROR_CORRUPT;
   content_size = ZSTD_getFrameContentSize(frame, info->compressed_size);
   if (content_size == ZSTD_CONTENTSIZE_ERROR) return SBK_ERROR_CORRUPT;
-  if (sbk__get_u32(e + 28) & 2u) {
+  if (flags & 2u) {
     if (content_size == ZSTD_CONTENTSIZE_UNKNOWN || content_size == 0 ||
         content_size > (unsigned long long)info->raw_size)
       return SBK_ERROR_CORRUPT;
@@ -1959,11 +1974,46 @@ static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_
   return (!ZSTD_isError(n) && n == raw_size) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
+/* Decodes the frame of a module that has a parent: its dictionary is the DICTIONARY section (when flag bit 0
+ * says so) followed by the parent's decoded frame content, assembled in a scratch block of the heap. The parent
+ * must have no parent of its own. */
+static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
+                                        void* out, size_t payload_size, void* caller_dctx) {
+  sbk_module_info parent_info;
+  const uint8_t* pe;
+  size_t dict_size = 0, parent_payload, n;
+  uint8_t* scratch;
+  ZSTD_DCtx* dctx = (ZSTD_DCtx*)caller_dctx;
+  sbk_result r = sbk_bundle_module_info(b, info->parent, &parent_info);
+  if (r != SBK_OK) return r == SBK_NOT_FOUND ? SBK_ERROR_CORRUPT : r;
+  if (parent_info.parent != SBK_NO_MODULE) return SBK_ERROR_CORRUPT;
+  pe = sbk__module_entry(b, info->parent);
+  parent_payload = sbk__payload_size(b, pe);
+  if (sbk__get_u16(e + 32) & 1u) {
+    if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+    dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
+  }
+  scratch = (uint8_t*)malloc(dict_size + parent_payload);
+  if (scratch == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  if (dict_size) memcpy(scratch, sbk__section_bytes(b, SBK_SECTION_DICTIONARY), dict_size);
+  r = sbk__decompress(b, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(pe), parent_info.compressed_size,
+                      scratch + dict_size, parent_payload, (int)(sbk__get_u16(pe + 32) & 1u), caller_dctx);
+  if (r == SBK_OK && dctx == NULL && (dctx = ZSTD_createDCtx()) == NULL) r = SBK_ERROR_OUT_OF_MEMORY;
+  if (r == SBK_OK) {
+    n = ZSTD_decompress_usingDict(dctx, out, payload_size, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
+                                  info->compressed_size, scratch, dict_size + parent_payload);
+    if (ZSTD_isError(n) || n != payload_size) r = SBK_ERROR_CORRUPT;
+  }
+  if (caller_dctx == NULL && dctx != NULL) ZSTD_freeDCtx(dctx);
+  free(scratch);
+  return r;
+}
+
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx) {
   sbk_module_info info;
   const uint8_t* e;
-  const uint8_t* frame;
+  uint8_t* payload_at;
   size_t payload_size;
   sbk_result r;
   SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
@@ -1973,19 +2023,16 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   e = sbk__module_entry(bundle, module);
   *size_out = info.raw_size;
   if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
-  frame = sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e);
-  if (sbk__get_u32(e + 28) & 2u) {
-    /* Packed: decompress to the end of the buffer, then unpack forward in place (module_info has checked
-     * that the frame's header states a size of at most raw_size). */
-    payload_size = (size_t)ZSTD_getFrameContentSize(frame, info.compressed_size);
-    r = sbk__decompress(bundle, frame, info.compressed_size, (uint8_t*)out + (info.raw_size - payload_size),
-                        payload_size, (int)(sbk__get_u32(e + 28) & 1u), zstd_dctx);
-    if (r != SBK_OK) return r;
-    r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
-  } else {
-    r = sbk__decompress(bundle, frame, info.compressed_size, out, info.raw_size, (int)(sbk__get_u32(e + 28) & 1u),
-                        zstd_dctx);
-  }
+  /* A packed frame decodes to the end of the buffer and is then unpacked forward in place (module_info has
+   * checked that the frame's header states a size of at most raw_size). */
+  payload_size = sbk__payload_size(bundle, e);
+  payload_at = (uint8_t*)out + (info.raw_size - payload_size);
+  if (info.parent != SBK_NO_MODULE)
+    r = sbk__decompress_child(bundle, e, &info, payload_at, payload_size, zstd_dctx);
+  else
+    r = sbk__decompress(bundle, sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
+                        info.compressed_size, payload_at, payload_size, (int)(sbk__get_u16(e + 32) & 1u), zstd_dctx);
+  if (r == SBK_OK && (sbk__get_u16(e + 32) & 2u)) r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
   if (r != SBK_OK) return r;
   return XXH3_64bits(out, info.raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
 }

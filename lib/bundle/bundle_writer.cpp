@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include "lib/core/little_endian.hpp"
 
@@ -96,7 +98,140 @@ std::vector<uint8_t> train_dictionary(const std::vector<std::span<const uint8_t>
 struct CompressedModules {
   std::vector<uint8_t> dictionary;          // empty: frames carry no dictionary
   std::vector<std::vector<uint8_t>> frames;  // one per module, in module order
+  std::vector<uint32_t> parents;             // per module: SBK_NO_MODULE, or the module its frame needs as well
 };
+
+// Runs work(i, cctx) for i in [0, n) on `threads` threads, each with a compression context set to write the
+// frames the bundle wants: content size in the header (a packed module's size is read from it), no dictionary
+// ID (the module table says which dictionary a frame needs). Returns false when a context cannot be made.
+bool for_each_module(size_t n, unsigned threads, int level, const std::function<void(size_t, ZSTD_CCtx*)>& work) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> ok{true};
+  auto run = [&] {
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    if (cctx == nullptr || ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level))) {
+      ok = false;
+      ZSTD_freeCCtx(cctx);
+      return;
+    }
+    for (size_t i; (i = next.fetch_add(1)) < n;) work(i, cctx);
+    ZSTD_freeCCtx(cctx);
+  };
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, n))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  return ok;
+}
+
+// One frame of `payload` against `cdict` (none: no dictionary); zstd's error code, or 0.
+size_t compress_frame(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, std::span<const uint8_t> payload, std::vector<uint8_t>& frame) {
+  frame.resize(ZSTD_compressBound(payload.size()));
+  size_t n = ZSTD_CCtx_refCDict(cctx, cdict);
+  if (!ZSTD_isError(n)) n = ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
+  if (ZSTD_isError(n)) {
+    frame.clear();
+    return n;
+  }
+  frame.resize(n);
+  return 0;
+}
+
+// A bottom-k sketch of the 12-byte substrings of a payload: the 64 smallest distinct hashes. Two sketches
+// estimate how much of their content two modules share (their resemblance).
+constexpr size_t kSketchSize = 64, kShingleBytes = 12;
+std::vector<uint64_t> sketch_of(std::span<const uint8_t> payload) {
+  std::vector<uint64_t> hashes;
+  if (payload.size() >= kShingleBytes) {
+    hashes.reserve(payload.size() - kShingleBytes + 1);
+    for (size_t i = 0; i + kShingleBytes <= payload.size(); ++i) hashes.push_back(XXH3_64bits(payload.data() + i, kShingleBytes));
+  }
+  std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  if (hashes.size() > kSketchSize) hashes.resize(kSketchSize);
+  return hashes;
+}
+
+// Picks for each module the module whose content its frame may be compressed against (its parent; parents
+// have none). Resemblance is counted as shared sketch hashes, found through an index from hash to modules
+// (hashes nearly every module holds are skipped: the trained dictionary has those). Each module keeps its
+// kCandidates most resembling modules; modules that are candidates of the most others become parents first,
+// and each other module takes the parent among its candidates it shares the most with. Deterministic: counts,
+// then module order.
+std::vector<uint32_t> choose_parents(const std::vector<std::span<const uint8_t>>& modules) {
+  constexpr size_t kCandidates = 4, kMinShared = 8, kCommonHolders = 256;
+  const size_t n = modules.size();
+  std::vector<std::vector<uint64_t>> sketches(n);
+  for (size_t i = 0; i < n; ++i) sketches[i] = sketch_of(modules[i]);
+  std::unordered_map<uint64_t, std::vector<uint32_t>> holders;
+  for (uint32_t m = 0; m < n; ++m)
+    for (uint64_t h : sketches[m]) holders[h].push_back(m);
+
+  struct Candidate {
+    uint32_t module;
+    uint32_t shared;
+  };
+  std::vector<std::vector<Candidate>> candidates(n);
+  std::vector<uint32_t> shared(n, 0), touched, wanted_by(n, 0);
+  for (uint32_t m = 0; m < n; ++m) {
+    touched.clear();
+    for (uint64_t h : sketches[m]) {
+      const std::vector<uint32_t>& list = holders[h];
+      if (list.size() > kCommonHolders) continue;
+      for (uint32_t x : list)
+        if (x != m && shared[x]++ == 0) touched.push_back(x);
+    }
+    std::vector<Candidate>& best = candidates[m];
+    for (uint32_t x : touched) {
+      if (shared[x] >= kMinShared) best.push_back({x, shared[x]});
+      shared[x] = 0;
+    }
+    std::sort(best.begin(), best.end(), [](const Candidate& a, const Candidate& b) {
+      return a.shared != b.shared ? a.shared > b.shared : a.module < b.module;
+    });
+    if (best.size() > kCandidates) best.resize(kCandidates);
+    for (const Candidate& c : best) ++wanted_by[c.module];
+  }
+
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return wanted_by[a] > wanted_by[b]; });
+  enum : uint8_t { kFree, kParent, kChild };
+  std::vector<uint8_t> role(n, kFree);
+  for (uint32_t x : order) {
+    if (wanted_by[x] == 0) break;
+    if (role[x] != kFree) continue;
+    // x becomes a parent unless its own best candidate already is one (then it is better off as a child).
+    bool child = false;
+    for (const Candidate& c : candidates[x])
+      if (role[c.module] == kParent) {
+        child = true;
+        break;
+      }
+    role[x] = child ? kChild : kParent;
+  }
+  std::vector<uint32_t> parents(n, SBK_NO_MODULE);
+  for (uint32_t m = 0; m < n; ++m) {
+    if (role[m] == kParent) continue;
+    for (const Candidate& c : candidates[m])  // most shared first
+      if (role[c.module] == kParent) {
+        parents[m] = c.module;
+        break;
+      }
+  }
+  return parents;
+}
+
+// The dictionary a child's frame is compressed with: the trained dictionary (if any) with the parent's payload
+// appended to its content. (A payload never starts with zstd's dictionary magic: packed or raw SPIR-V does not.)
+std::vector<uint8_t> child_dictionary(const std::vector<uint8_t>& trained, std::span<const uint8_t> parent) {
+  std::vector<uint8_t> dict(trained);
+  dict.insert(dict.end(), parent.begin(), parent.end());
+  return dict;
+}
 
 Result<CompressedModules> compress_modules(const std::vector<std::span<const uint8_t>>& modules,
                                            const WriteOptions& options) {
@@ -108,41 +243,43 @@ Result<CompressedModules> compress_modules(const std::vector<std::span<const uin
     if (!cdict) return Error{ErrorKind::internal, "zstd_error", "cannot create the compression dictionary", {}};
   }
   out.frames.resize(modules.size());
+  out.parents.assign(modules.size(), SBK_NO_MODULE);
   std::vector<size_t> frame_errors(modules.size(), 0);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    ZSTD_CCtx* cctx = ZSTD_createCCtx();
-    // Frames state their content size (a packed module's size is read from it) and no dictionary ID (the
-    // module table's flag says whether the frame needs the dictionary).
-    bool configured = cctx != nullptr && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) &&
-                      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)) &&
-                      !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options.compression_level));
-    for (size_t i; (i = next.fetch_add(1)) < modules.size();) {
-      const auto raw = modules[i];
-      std::vector<uint8_t>& frame = out.frames[i];
-      frame.resize(ZSTD_compressBound(raw.size()));
-      // A CDict stays referenced across ZSTD_compress2 calls; its parameters (level) apply to each frame.
-      const bool ready = configured && !ZSTD_isError(ZSTD_CCtx_refCDict(cctx, cdict));
-      const size_t n = ready ? ZSTD_compress2(cctx, frame.data(), frame.size(), raw.data(), raw.size()) : 0;
-      if (!ready) configured = false;
-      if (!configured || ZSTD_isError(n)) {
-        frame_errors[i] = !configured ? size_t(-1) : n;
-        frame.clear();
-      } else {
-        frame.resize(n);
-      }
-    }
-    ZSTD_freeCCtx(cctx);
-  };
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(std::max<size_t>(1, modules.size()))));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  bool ok = for_each_module(modules.size(), options.threads, options.compression_level, [&](size_t i, ZSTD_CCtx* cctx) {
+    frame_errors[i] = compress_frame(cctx, cdict, modules[i], out.frames[i]);
+  });
   ZSTD_freeCDict(cdict);
+  if (!ok) return Error{ErrorKind::internal, "zstd_error", "cannot create a compression context", {}};
   for (size_t e : frame_errors)
     if (e) return zstd_error("compressing a module", e);
+  if (!options.parents) return out;
+
+  // Children: each frame compressed again against the dictionary plus its parent; kept where smaller. One
+  // compression dictionary per parent, shared by its children (building one costs more than a frame).
+  const std::vector<uint32_t> parents = choose_parents(modules);
+  std::vector<uint32_t> parent_list;
+  std::vector<std::vector<uint32_t>> children_of(modules.size());
+  for (uint32_t i = 0; i < modules.size(); ++i)
+    if (parents[i] != SBK_NO_MODULE) {
+      if (children_of[parents[i]].empty()) parent_list.push_back(parents[i]);
+      children_of[parents[i]].push_back(i);
+    }
+  std::vector<std::vector<uint8_t>> child_frames(modules.size());
+  ok = for_each_module(parent_list.size(), options.threads, options.compression_level, [&](size_t k, ZSTD_CCtx* cctx) {
+    const uint32_t parent = parent_list[k];
+    const std::vector<uint8_t> dict = child_dictionary(out.dictionary, modules[parent]);
+    ZSTD_CDict* parent_cdict = ZSTD_createCDict(dict.data(), dict.size(), options.compression_level);
+    for (uint32_t i : children_of[parent])
+      if (parent_cdict == nullptr || compress_frame(cctx, parent_cdict, modules[i], child_frames[i]) != 0) child_frames[i].clear();
+    ZSTD_freeCDict(parent_cdict);
+  });
+  if (!ok) return Error{ErrorKind::internal, "zstd_error", "cannot create a compression context", {}};
+  for (uint32_t i = 0; i < modules.size(); ++i) {
+    if (parents[i] != SBK_NO_MODULE && !child_frames[i].empty() && child_frames[i].size() < out.frames[i].size()) {
+      out.frames[i] = std::move(child_frames[i]);
+      out.parents[i] = parents[i];
+    }
+  }
   return out;
 }
 
@@ -152,11 +289,14 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
                                           const std::vector<std::span<const uint8_t>>& modules,
                                           const WriteOptions& options) {
   ByteWriter w;
-  const std::string_view tag = "shaderbake-bundle-compression/2 fastcover, packed SPIR-V of format 2, no dictionary IDs";
+  const std::string_view tag =
+      "shaderbake-bundle-compression/3 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by 64-sketches of "
+      "12-byte substrings (4 candidates sharing >= 8 of 64, most wanted first, no hashes held by > 256 modules)";
   w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
     w.u32(v);
   w.u64(options.dictionary_capacity);
+  w.u8(options.parents ? 1 : 0);
   w.u64(modules.size());
   for (size_t i = 0; i < modules.size(); ++i) {
     w.u64(ids[i].content.low);
@@ -166,15 +306,17 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   return std::move(w.data());
 }
 
-// Memo bytes: u32 dictionary size, the dictionary, u32 frame count, then per frame a u32 size and its bytes.
+// Memo bytes: u32 dictionary size, the dictionary, u32 frame count, then per frame its u32 parent (or
+// SBK_NO_MODULE), a u32 size and its bytes.
 std::vector<uint8_t> encode_compression(const CompressedModules& c) {
   ByteWriter w;
   w.u32(static_cast<uint32_t>(c.dictionary.size()));
   w.bytes(c.dictionary);
   w.u32(static_cast<uint32_t>(c.frames.size()));
-  for (const auto& f : c.frames) {
-    w.u32(static_cast<uint32_t>(f.size()));
-    w.bytes(f);
+  for (size_t i = 0; i < c.frames.size(); ++i) {
+    w.u32(c.parents[i]);
+    w.u32(static_cast<uint32_t>(c.frames[i].size()));
+    w.bytes(c.frames[i]);
   }
   return std::move(w.data());
 }
@@ -202,9 +344,12 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   uint32_t n = 0;
   if (!take_u32(&n) || !take(c.dictionary, n) || !take_u32(&n) || n != modules.size()) return std::nullopt;
   c.frames.resize(n);
-  for (auto& f : c.frames)
-    if (!take_u32(&n) || !take(f, n)) return std::nullopt;
+  c.parents.resize(n);
+  for (size_t i = 0; i < c.frames.size(); ++i)
+    if (!take_u32(&c.parents[i]) || !take_u32(&n) || !take(c.frames[i], n)) return std::nullopt;
   if (at != bytes->size()) return std::nullopt;
+  for (uint32_t parent : c.parents)
+    if (parent != SBK_NO_MODULE && (parent >= modules.size() || c.parents[parent] != SBK_NO_MODULE)) return std::nullopt;
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   ZSTD_DDict* ddict = c.dictionary.empty() ? nullptr : ZSTD_createDDict(c.dictionary.data(), c.dictionary.size());
   bool good = dctx != nullptr && (c.dictionary.empty() || ddict != nullptr);
@@ -212,8 +357,14 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   for (size_t i = 0; good && i < modules.size(); ++i) {
     const auto raw = modules[i];
     out.resize(raw.size());
-    const size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
-                             : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
+    size_t got;
+    if (c.parents[i] != SBK_NO_MODULE) {
+      const std::vector<uint8_t> dict = child_dictionary(c.dictionary, modules[c.parents[i]]);
+      got = ZSTD_decompress_usingDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), dict.data(), dict.size());
+    } else {
+      got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
+                  : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
+    }
     good = !ZSTD_isError(got) && got == raw.size() && std::equal(out.begin(), out.end(), raw.begin());
   }
   ZSTD_freeDDict(ddict);
@@ -363,10 +514,12 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
       w.u32(static_cast<uint32_t>(m.words.size() * 4));
       w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
       w.u32(m.stage);
+      w.u32(compressed->parents[i]);
       w.u16((dictionary.empty() ? 0u : 1u) | (payloads[i].packed.empty() ? 0u : 2u));
-      // The row's check: XXH3-64 of its first 30 bytes, seeded with its index, low 16 bits.
-      const size_t row = w.size() - (SBK_BUNDLE_MODULE_ENTRY_SIZE - 2);
-      w.u16(static_cast<uint16_t>(XXH3_64bits_withSeed(w.data().data() + row, SBK_BUNDLE_MODULE_ENTRY_SIZE - 2, i)));
+      w.u16(0);
+      // The row's check: XXH3-64 of its first 36 bytes, seeded with its index, low 32 bits.
+      const size_t row = w.size() - (SBK_BUNDLE_MODULE_ENTRY_SIZE - 4);
+      w.u32(static_cast<uint32_t>(XXH3_64bits_withSeed(w.data().data() + row, SBK_BUNDLE_MODULE_ENTRY_SIZE - 4, i)));
       data_offset += frames[i].size();
       ++i;
     }

@@ -57,7 +57,9 @@ class CompressionMemo {
 
 struct WriteOptions {
   int compression_level = 19;
-  size_t dictionary_capacity = 32 * 1024;  // bytes; 0 = no dictionary (32 KiB measured best for packed modules)
+  size_t dictionary_capacity = 16 * 1024;  // bytes; 0 = no dictionary
+  // Let a module's frame be compressed against a resembling module's content too (schemas/bundle.md, MODULES).
+  bool parents = true;
   unsigned threads = 1;                    // compression threads; the bytes never depend on it
   CompressionMemo* memo = nullptr;
 };

@@ -249,7 +249,7 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
     }
     if (got > t->max_module_size) t->max_module_size = got;
     t->frame_offsets[i] = t->section_offset[SBK_SECTION_MODULE_DATA] + le64(row);
-    t->module_uses_dictionary[i] = (int)(le32(row + 28) & 1u);
+    t->module_uses_dictionary[i] = (int)(le32(row + 32) & 1u);
   }
   ZSTD_freeDCtx(dctx);
 
