@@ -469,6 +469,12 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   };
 
   // ---- modules: packed, a dictionary, then one frame each (remembered by the memo between builds) ----
+  for (const auto* words : module_words)
+    if (words->size() * 4 > SBK_BUNDLE_MAX_MODULE_SIZE)
+      return Error{ErrorKind::internal, "module_too_large",
+                   "a module of " + std::to_string(words->size() * 4) + " bytes; a bundle holds modules of at most " +
+                       std::to_string(SBK_BUNDLE_MAX_MODULE_SIZE) + " bytes",
+                   {}};
   std::vector<ModulePayload> payloads(module_words.size());
   std::vector<std::span<const uint8_t>> payload_bytes(module_words.size());
   for (size_t i = 0; i < module_words.size(); ++i) {
