@@ -1660,14 +1660,21 @@ static uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
   return st->in_functions ? st->next_local : st->max_id + 1u;
 }
 
-static size_t sbk__put_varint(uint8_t* out, uint64_t v) {
-  size_t n = 0;
+/* OpFunction (opcode 54), the first one: function-local IDs start after the largest result ID so far. Both
+ * directions call it before an instruction's operands. */
+static void sbk__spirv_begin_instruction(sbk__spirv_state* st, uint32_t opcode) {
+  if (opcode == 54u && !st->in_functions) {
+    st->in_functions = 1;
+    st->first_local = st->next_local = st->max_id + 1u;
+  }
+}
+
+static void sbk__put_varint(sbk__writer* w, uint64_t v) {
   while (v >= 0x80u) {
-    out[n++] = (uint8_t)(v | 0x80u);
+    sbk__put_u8(w, (uint32_t)(v & 0x7Fu) | 0x80u);
     v >>= 7;
   }
-  out[n++] = (uint8_t)v;
-  return n;
+  sbk__put_u8(w, (uint32_t)v);
 }
 
 /* Kind of operand word `index` (from 0) of an instruction, given the kinds and where the scan stands:
@@ -1686,13 +1693,17 @@ static int sbk__word_has_zero_byte(uint32_t w) {
 SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
                                   size_t* size_out) {
   sbk__spirv_state st;
-  size_t n = 0, i;
+  sbk__writer w;
+  size_t i;
   SBK_ASSERT(words != NULL && out != NULL && size_out != NULL);
   *size_out = 0;
   if (word_count < 5) return SBK_ERROR_INVALID_STATE;
   if (capacity < SBK_SPIRV_PACK_BOUND(word_count)) return SBK_ERROR_BUFFER_TOO_SMALL;
   memset(&st, 0, sizeof st);
-  for (i = 0; i < 5; ++i) n += sbk__put_varint(out + n, words[i]);
+  w.out = out;
+  w.capacity = capacity;
+  w.size = 0;
+  for (i = 0; i < 5; ++i) sbk__put_varint(&w, words[i]);
   for (i = 5; i < word_count;) {
     const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;
     const char* kinds = sbk__spirv_operands(opcode);
@@ -1702,10 +1713,7 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
     uint32_t result = 0;
     int has_result = 0;
     if (count == 0 || count > word_count - i) break; /* not an instruction: the rest goes raw */
-    if (opcode == 54u && !next.in_functions) {      /* OpFunction: function-local IDs start here */
-      next.in_functions = 1;
-      next.first_local = next.next_local = next.max_id + 1u;
-    }
+    sbk__spirv_begin_instruction(&next, opcode);
     /* Inside functions a result is implicit: it must be the next local ID, or the rest goes raw. */
     for (j = 1; j < count; ++j) {
       const char k = sbk__spirv_kind(kinds, at);
@@ -1714,39 +1722,36 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
       if (k != 'S' || sbk__word_has_zero_byte(words[i + j])) ++at;
     }
     if (!result_ok) break;
-    n += sbk__put_varint(out + n, (uint64_t)opcode + 1u);
-    n += sbk__put_varint(out + n, count);
+    sbk__put_varint(&w, (uint64_t)opcode + 1u);
+    sbk__put_varint(&w, count);
     at = 0;
     for (j = 1; j < count; ++j) {
-      const uint32_t w = words[i + j];
+      const uint32_t word = words[i + j];
       const char k = sbk__spirv_kind(kinds, at);
       if (k == 'S') {
-        out[n++] = (uint8_t)w;
-        out[n++] = (uint8_t)(w >> 8);
-        out[n++] = (uint8_t)(w >> 16);
-        out[n++] = (uint8_t)(w >> 24);
-        if (sbk__word_has_zero_byte(w)) ++at;
+        sbk__put_u32(&w, word);
+        if (sbk__word_has_zero_byte(word)) ++at;
         continue;
       }
       ++at;
       if (k == 'R') {
         has_result = 1;
-        result = w;
+        result = word;
         if (next.in_functions)
           ++next.next_local; /* implicit */
         else
-          n += sbk__put_varint(out + n, w);
+          sbk__put_varint(&w, word);
       } else if (k == 'T' || k == 'I') {
-        const int local = next.in_functions ? w >= next.first_local : w > next.max_id;
+        const int local = next.in_functions ? word >= next.first_local : word > next.max_id;
         if (local) {
-          const uint32_t d = sbk__spirv_base(&next) - w;
+          const uint32_t d = sbk__spirv_base(&next) - word;
           const uint32_t zigzag = (d & 0x80000000u) ? ((~d) << 1) | 1u : d << 1;
-          n += sbk__put_varint(out + n, (uint64_t)zigzag * 2u + 1u);
+          sbk__put_varint(&w, (uint64_t)zigzag * 2u + 1u);
         } else {
-          n += sbk__put_varint(out + n, (uint64_t)w * 2u);
+          sbk__put_varint(&w, (uint64_t)word * 2u);
         }
       } else {
-        n += sbk__put_varint(out + n, w);
+        sbk__put_varint(&w, word);
       }
     }
     if (has_result && result > next.max_id) next.max_id = result;
@@ -1754,16 +1759,12 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
     i += count;
   }
   if (i < word_count) { /* escape: 0, the word count left, the words raw */
-    out[n++] = 0;
-    n += sbk__put_varint(out + n, word_count - i);
-    for (; i < word_count; ++i) {
-      out[n++] = (uint8_t)words[i];
-      out[n++] = (uint8_t)(words[i] >> 8);
-      out[n++] = (uint8_t)(words[i] >> 16);
-      out[n++] = (uint8_t)(words[i] >> 24);
-    }
+    sbk__put_u8(&w, 0);
+    sbk__put_varint(&w, word_count - i);
+    for (; i < word_count; ++i) sbk__put_u32(&w, words[i]);
   }
-  *size_out = n;
+  SBK_ASSERT(w.size <= capacity); /* SBK_SPIRV_PACK_BOUND holds */
+  *size_out = w.size;
   return SBK_OK;
 }
 
@@ -1821,7 +1822,7 @@ static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint
       while (out < total) {
         uint32_t w;
         if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = (uint32_t)b[in] | (uint32_t)b[in + 1u] << 8 | (uint32_t)b[in + 2u] << 16 | (uint32_t)b[in + 3u] << 24;
+        w = sbk__get_u32(b + in);
         in += 4u;
         SBK__WRITE_WORD(w);
       }
@@ -1833,16 +1834,13 @@ static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint
     if (count == 0 || count > 0xFFFFu || count > total - out) return SBK_ERROR_CORRUPT;
     SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
     kinds = sbk__spirv_operands(opcode);
-    if (opcode == 54u && !st.in_functions) {
-      st.in_functions = 1;
-      st.first_local = st.next_local = st.max_id + 1u;
-    }
+    sbk__spirv_begin_instruction(&st, opcode);
     for (j = 1; j < count; ++j) {
       const char k = sbk__spirv_kind(kinds, at);
       uint32_t w;
       if (k == 'S') {
         if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = (uint32_t)b[in] | (uint32_t)b[in + 1u] << 8 | (uint32_t)b[in + 2u] << 16 | (uint32_t)b[in + 3u] << 24;
+        w = sbk__get_u32(b + in);
         in += 4u;
         if (sbk__word_has_zero_byte(w)) ++at;
         SBK__WRITE_WORD(w);

@@ -99,12 +99,13 @@ struct CompressedModules {
   std::vector<uint8_t> dictionary;          // empty: frames carry no dictionary
   std::vector<std::vector<uint8_t>> frames;  // one per module, in module order
   std::vector<uint32_t> parents;             // per module: SBK_NO_MODULE, or the module its frame needs as well
+  std::vector<uint8_t> packed;               // per module: 1 when the frame holds packed SPIR-V, else the words
 };
 
 // Runs work(i, cctx) for i in [0, n) on `threads` threads, each with a compression context set to write the
 // frames the bundle wants: content size in the header (a packed module's size is read from it), no dictionary
 // ID (the module table says which dictionary a frame needs). Returns false when a context cannot be made.
-bool for_each_module(size_t n, unsigned threads, int level, const std::function<void(size_t, ZSTD_CCtx*)>& work) {
+bool compress_in_parallel(size_t n, unsigned threads, int level, const std::function<void(size_t, ZSTD_CCtx*)>& work) {
   std::atomic<size_t> next{0};
   std::atomic<bool> ok{true};
   auto run = [&] {
@@ -204,7 +205,7 @@ std::vector<uint32_t> choose_parents(const std::vector<std::span<const uint8_t>>
   for (uint32_t x : order) {
     if (wanted_by[x] == 0) break;
     if (role[x] != kFree) continue;
-    // x becomes a parent unless its own best candidate already is one (then it is better off as a child).
+    // x becomes a parent unless one of its own candidates already is one (then it is better off as a child).
     bool child = false;
     for (const Candidate& c : candidates[x])
       if (role[c.module] == kParent) {
@@ -245,7 +246,7 @@ Result<CompressedModules> compress_modules(const std::vector<std::span<const uin
   out.frames.resize(modules.size());
   out.parents.assign(modules.size(), SBK_NO_MODULE);
   std::vector<size_t> frame_errors(modules.size(), 0);
-  bool ok = for_each_module(modules.size(), options.threads, options.compression_level, [&](size_t i, ZSTD_CCtx* cctx) {
+  bool ok = compress_in_parallel(modules.size(), options.threads, options.compression_level, [&](size_t i, ZSTD_CCtx* cctx) {
     frame_errors[i] = compress_frame(cctx, cdict, modules[i], out.frames[i]);
   });
   ZSTD_freeCDict(cdict);
@@ -265,7 +266,7 @@ Result<CompressedModules> compress_modules(const std::vector<std::span<const uin
       children_of[parents[i]].push_back(i);
     }
   std::vector<std::vector<uint8_t>> child_frames(modules.size());
-  ok = for_each_module(parent_list.size(), options.threads, options.compression_level, [&](size_t k, ZSTD_CCtx* cctx) {
+  ok = compress_in_parallel(parent_list.size(), options.threads, options.compression_level, [&](size_t k, ZSTD_CCtx* cctx) {
     const uint32_t parent = parent_list[k];
     const std::vector<uint8_t> dict = child_dictionary(out.dictionary, modules[parent]);
     ZSTD_CDict* parent_cdict = ZSTD_createCDict(dict.data(), dict.size(), options.compression_level);
@@ -286,11 +287,11 @@ Result<CompressedModules> compress_modules(const std::vector<std::span<const uin
 // What the compression of `modules` depends on: zstd's version, the options, and each module's content hash
 // and size, in module order.
 std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
-                                          const std::vector<std::span<const uint8_t>>& modules,
+                                          const std::vector<const std::vector<uint32_t>*>& modules,
                                           const WriteOptions& options) {
   ByteWriter w;
   const std::string_view tag =
-      "shaderbake-bundle-compression/3 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by 64-sketches of "
+      "shaderbake-bundle-compression/4 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by 64-sketches of "
       "12-byte substrings (4 candidates sharing >= 8 of 64, most wanted first, no hashes held by > 256 modules)";
   w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
@@ -301,13 +302,13 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   for (size_t i = 0; i < modules.size(); ++i) {
     w.u64(ids[i].content.low);
     w.u64(ids[i].content.high);
-    w.u64(modules[i].size());
+    w.u64(modules[i]->size());
   }
   return std::move(w.data());
 }
 
 // Memo bytes: u32 dictionary size, the dictionary, u32 frame count, then per frame its u32 parent (or
-// SBK_NO_MODULE), a u32 size and its bytes.
+// SBK_NO_MODULE), u32 packed (0 or 1), a u32 size and its bytes.
 std::vector<uint8_t> encode_compression(const CompressedModules& c) {
   ByteWriter w;
   w.u32(static_cast<uint32_t>(c.dictionary.size()));
@@ -315,15 +316,18 @@ std::vector<uint8_t> encode_compression(const CompressedModules& c) {
   w.u32(static_cast<uint32_t>(c.frames.size()));
   for (size_t i = 0; i < c.frames.size(); ++i) {
     w.u32(c.parents[i]);
+    w.u32(c.packed[i]);
     w.u32(static_cast<uint32_t>(c.frames[i].size()));
     w.bytes(c.frames[i]);
   }
   return std::move(w.data());
 }
 
-// The memo's compression of `modules`, only if every frame decodes to exactly its module's bytes.
+// The memo's compression of `modules`, only if every frame decodes, the way the loader decodes it (packed
+// frames unpacked in place), to exactly its module's words. A hit packs nothing: the memo says which frames
+// are packed, and a child's dictionary takes its parent's decoded frame.
 std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::span<const uint8_t> identity,
-                                                    const std::vector<std::span<const uint8_t>>& modules,
+                                                    const std::vector<const std::vector<uint32_t>*>& modules,
                                                     bool* hit) {
   const auto bytes = memo.find(identity);
   if (!bytes) return std::nullopt;
@@ -345,28 +349,47 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   if (!take_u32(&n) || !take(c.dictionary, n) || !take_u32(&n) || n != modules.size()) return std::nullopt;
   c.frames.resize(n);
   c.parents.resize(n);
-  for (size_t i = 0; i < c.frames.size(); ++i)
-    if (!take_u32(&c.parents[i]) || !take_u32(&n) || !take(c.frames[i], n)) return std::nullopt;
+  c.packed.resize(n);
+  for (size_t i = 0; i < c.frames.size(); ++i) {
+    uint32_t packed = 0;
+    if (!take_u32(&c.parents[i]) || !take_u32(&packed) || packed > 1 || !take_u32(&n) || !take(c.frames[i], n))
+      return std::nullopt;
+    c.packed[i] = static_cast<uint8_t>(packed);
+  }
   if (at != bytes->size()) return std::nullopt;
   for (uint32_t parent : c.parents)
     if (parent != SBK_NO_MODULE && (parent >= modules.size() || c.parents[parent] != SBK_NO_MODULE)) return std::nullopt;
+
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   ZSTD_DDict* ddict = c.dictionary.empty() ? nullptr : ZSTD_createDDict(c.dictionary.data(), c.dictionary.size());
   bool good = dctx != nullptr && (c.dictionary.empty() || ddict != nullptr);
-  std::vector<uint8_t> out;
-  for (size_t i = 0; good && i < modules.size(); ++i) {
-    const auto raw = modules[i];
-    out.resize(raw.size());
+  // Decoded frames (what compression saw), parents first, since children's dictionaries need them.
+  std::vector<std::vector<uint8_t>> decoded(modules.size());
+  auto check = [&](size_t i) {
+    const size_t raw_size = modules[i]->size() * 4;
+    const unsigned long long size = ZSTD_getFrameContentSize(c.frames[i].data(), c.frames[i].size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size == 0 || size > raw_size) return false;
+    std::vector<uint8_t>& out = decoded[i];
+    out.resize(static_cast<size_t>(size));
     size_t got;
     if (c.parents[i] != SBK_NO_MODULE) {
-      const std::vector<uint8_t> dict = child_dictionary(c.dictionary, modules[c.parents[i]]);
+      const std::vector<uint8_t> dict = child_dictionary(c.dictionary, decoded[c.parents[i]]);
       got = ZSTD_decompress_usingDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), dict.data(), dict.size());
     } else {
       got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
                   : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
     }
-    good = !ZSTD_isError(got) && got == raw.size() && std::equal(out.begin(), out.end(), raw.begin());
-  }
+    if (ZSTD_isError(got) || got != out.size()) return false;
+    if (!c.packed[i]) return out.size() == raw_size && std::memcmp(out.data(), modules[i]->data(), raw_size) == 0;
+    std::vector<uint8_t> words(raw_size);
+    std::memcpy(words.data() + raw_size - out.size(), out.data(), out.size());
+    return sbk_spirv_unpack_in_place(words.data(), raw_size, out.size()) == SBK_OK &&
+           std::memcmp(words.data(), modules[i]->data(), raw_size) == 0;
+  };
+  for (size_t i = 0; good && i < modules.size(); ++i)
+    if (c.parents[i] == SBK_NO_MODULE) good = check(i);
+  for (size_t i = 0; good && i < modules.size(); ++i)
+    if (c.parents[i] != SBK_NO_MODULE) good = check(i);
   ZSTD_freeDDict(ddict);
   ZSTD_freeDCtx(dctx);
   if (!good) return std::nullopt;
@@ -374,28 +397,22 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   return c;
 }
 
-// What a module's frame holds: its packed form (schemas/bundle.md, "Packed SPIR-V") when that is smaller and
-// the loader's in-place decoding gives the words back from it, else the SPIR-V words themselves.
-struct ModulePayload {
-  std::vector<uint8_t> packed;  // empty: the frame holds the words
-};
-
-ModulePayload payload_of(const std::vector<uint32_t>& words) {
-  ModulePayload payload;
+// A module's packed form (schemas/bundle.md, "Packed SPIR-V") when that is smaller and the loader's in-place
+// decoding gives the words back from it; empty when its frame should hold the SPIR-V words themselves.
+std::vector<uint8_t> packed_form(const std::vector<uint32_t>& words) {
   const size_t raw_size = words.size() * 4;
   std::vector<uint8_t> packed(SBK_SPIRV_PACK_BOUND(words.size()));
   size_t packed_size = 0;
   if (sbk_spirv_pack(words.data(), words.size(), packed.data(), packed.size(), &packed_size) != SBK_OK ||
       packed_size >= raw_size)
-    return payload;
+    return {};
   std::vector<uint8_t> buffer(raw_size);
   std::memcpy(buffer.data() + raw_size - packed_size, packed.data(), packed_size);
   if (sbk_spirv_unpack_in_place(buffer.data(), raw_size, packed_size) != SBK_OK ||
       std::memcmp(buffer.data(), words.data(), raw_size) != 0)
-    return payload;
+    return {};
   packed.resize(packed_size);
-  payload.packed = std::move(packed);
-  return payload;
+  return packed;
 }
 
 }  // namespace
@@ -475,21 +492,24 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
                    "a module of " + std::to_string(words->size() * 4) + " bytes; a bundle holds modules of at most " +
                        std::to_string(SBK_BUNDLE_MAX_MODULE_SIZE) + " bytes",
                    {}};
-  std::vector<ModulePayload> payloads(module_words.size());
-  std::vector<std::span<const uint8_t>> payload_bytes(module_words.size());
-  for (size_t i = 0; i < module_words.size(); ++i) {
-    payloads[i] = payload_of(*module_words[i]);
-    payload_bytes[i] = payloads[i].packed.empty() ? as_bytes(*module_words[i]) : std::span<const uint8_t>(payloads[i].packed);
-  }
   bool memo_hit = false;
   const std::vector<uint8_t> memo_identity =
-      options.memo ? compression_identity(module_ids, payload_bytes, options) : std::vector<uint8_t>();
-  auto compressed = options.memo ? recall_compression(*options.memo, memo_identity, payload_bytes, &memo_hit)
+      options.memo ? compression_identity(module_ids, module_words, options) : std::vector<uint8_t>();
+  auto compressed = options.memo ? recall_compression(*options.memo, memo_identity, module_words, &memo_hit)
                                  : std::optional<CompressedModules>();
   if (!compressed) {
-    auto fresh = compress_modules(payload_bytes, options);
+    // Packing only here: a memo hit has the frames already.
+    std::vector<std::vector<uint8_t>> packed(module_words.size());
+    std::vector<std::span<const uint8_t>> payloads(module_words.size());
+    for (size_t i = 0; i < module_words.size(); ++i) {
+      packed[i] = packed_form(*module_words[i]);
+      payloads[i] = packed[i].empty() ? as_bytes(*module_words[i]) : std::span<const uint8_t>(packed[i]);
+    }
+    auto fresh = compress_modules(payloads, options);
     if (!fresh) return std::move(fresh).error();
     compressed = std::move(*fresh);
+    compressed->packed.resize(module_words.size());
+    for (size_t i = 0; i < module_words.size(); ++i) compressed->packed[i] = packed[i].empty() ? 0 : 1;
     if (options.memo) options.memo->put(memo_identity, encode_compression(*compressed));
   }
   const std::vector<uint8_t>& dictionary = compressed->dictionary;
@@ -521,7 +541,7 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
       w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
       w.u32(m.stage);
       w.u32(compressed->parents[i]);
-      w.u16((dictionary.empty() ? 0u : 1u) | (payloads[i].packed.empty() ? 0u : 2u));
+      w.u16((dictionary.empty() ? 0u : 1u) | (compressed->packed[i] ? 2u : 0u));
       w.u16(0);
       // The row's check: XXH3-64 of its first 36 bytes, seeded with its index, low 32 bits.
       const size_t row = w.size() - (SBK_BUNDLE_MODULE_ENTRY_SIZE - 4);

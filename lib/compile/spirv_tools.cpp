@@ -5,7 +5,6 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace shaderbake::compile {
 
@@ -109,17 +108,19 @@ Status renumber_function_locals(std::vector<uint32_t>& spirv) {
   spvDiagnosticDestroy(diagnostic);
   spvContextDestroy(context);
   if (parsed != SPV_SUCCESS) return tools_error("spirv_parse_error", "renumbering function-local IDs: " + message);
+  // Old ID -> new ID, indexed by the old ID (IDs are below the header's bound); 0: not renumbered.
   const uint32_t first_local = scan.max_global + 1;
-  std::unordered_map<uint32_t, uint32_t> renumbered;
-  renumbered.reserve(scan.locals.size());
-  for (uint32_t id : scan.locals)
-    if (!renumbered.emplace(id, first_local + static_cast<uint32_t>(renumbered.size())).second)
-      return tools_error("spirv_parse_error", "renumbering function-local IDs: ID " + std::to_string(id) + " is defined twice");
-  for (size_t at : scan.id_words) {
-    auto it = renumbered.find(spirv[at]);
-    if (it != renumbered.end()) spirv[at] = it->second;
+  std::vector<uint32_t> renumbered(spirv[3], 0);
+  for (size_t k = 0; k < scan.locals.size(); ++k) {
+    const uint32_t id = scan.locals[k];
+    if (id >= renumbered.size() || renumbered[id] != 0)
+      return tools_error("spirv_parse_error", "renumbering function-local IDs: ID " + std::to_string(id) +
+                                                  " is defined twice or not below the bound");
+    renumbered[id] = first_local + static_cast<uint32_t>(k);
   }
-  spirv[3] = first_local + static_cast<uint32_t>(renumbered.size());  // the bound
+  for (size_t at : scan.id_words)
+    if (spirv[at] < renumbered.size() && renumbered[spirv[at]] != 0) spirv[at] = renumbered[spirv[at]];
+  spirv[3] = first_local + static_cast<uint32_t>(scan.locals.size());  // the bound
   return ok_status();
 }
 

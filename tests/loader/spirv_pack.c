@@ -2,13 +2,16 @@
 /*
  * Packed SPIR-V (schemas/bundle.md, "Packed SPIR-V"), the coding bundle modules are stored in, over the real
  * modules of a bundle the CLI built (the CTest fixture) and over word sequences that are not SPIR-V:
- *   - every module read through the loader packs and unpacks in place to the same words, with no escape, and
- *     to well under half its size (the writer stores it packed);
+ *   - every module read through the loader packs to well under half its size and unpacks in place to the
+ *     same words (the writer stores it packed);
  *   - the bundle's modules are SPIR-V whose function-local IDs follow definition order (the canonical form the
- *     coding counts on), checked independently of the coder by walking the instructions;
- *   - every truncation and every single-bit flip of a packed module, and random word sequences, either unpack
- *     to exactly the original words or give SBK_ERROR_CORRUPT (a read then fails its checksum): never a read
- *     or write outside the buffer (the program runs under ASan and UBSan in scripts/test).
+ *     coding counts on), found by walking the instructions with the header's grammar-generated operand table
+ *     (the renumbering itself locates IDs with SPIRV-Tools' parser, so the two do not share a mistake);
+ *   - every truncation and every single-bit flip of a packed module gives the original words, SBK_ERROR_CORRUPT,
+ *     or other words of the right size (a flipped literal: the read's checksum refuses those), never a read or
+ *     write outside the buffer (the program runs under ASan and UBSan in scripts/test); undamaged word
+ *     sequences that are not SPIR-V unpack to themselves (in place, or SBK_ERROR_CORRUPT where the order
+ *     forbids it).
  * Usage: spirv_pack BUNDLE [SEED_DIR]   (SEED_DIR: also writes fuzz seeds for the spirv_unpack target there:
  *        module_N.bin = u32 word count + the packed bytes, for three modules of different stages and sizes)
  */
@@ -57,7 +60,7 @@ static int unpack_gives_original_or_corrupt(const uint8_t* packed, size_t packed
   return ok;
 }
 
-/* Checks, without the coder, that every ID defined inside functions is the next in definition order after
+/* Checks, with the header's operand table to find each result, that every ID defined inside functions is the next in definition order after
  * the largest ID defined before the first OpFunction (the renumbering shaderbake's compile chain applies). */
 static int locals_in_definition_order(const uint32_t* words, size_t count) {
   size_t i = 5;
@@ -93,7 +96,7 @@ static void check_module(const uint32_t* words, size_t raw_size, unsigned long* 
   size_t packed_size = 0, n;
   int bit;
   SBK_TEST_CHECK(sbk_spirv_pack(words, count, packed, SBK_SPIRV_PACK_BOUND(count), &packed_size) == SBK_OK);
-  /* Real modules code with no escape (a 0 byte where an instruction starts) and to well under half. */
+  /* Real modules pack to well under half their size. */
   SBK_TEST_CHECK(packed_size * 2u < raw_size);
   SBK_TEST_CHECK(unpack_gives_original_or_corrupt(packed, packed_size, words, raw_size, other_words));
   SBK_TEST_CHECK(sbk_spirv_pack(words, count, packed, SBK_SPIRV_PACK_BOUND(count) - 1u, &n) ==
