@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Build benchmark on one generated trace: a cold `shaderbake build` (fresh --cache-dir) against a no-change warm
-# build (the same cache dir again), and a cold -j1 against a cold -j2; every bundle must be byte-identical.
-# Runs are interleaved (cold -j2, warm -j2, cold -j1, then again) so that a noisy stretch of the machine hits
-# every variant; medians of RUNS (default 3) each, and the ratios of the medians.
+# build (the same cache dir again: the build memo answers), against a warm build that runs every stage
+# (--no-build-memo: the trace is read, planned and assembled again, every module from the artifact cache, as
+# after an edit of the trace that adds no new state), and a cold -j1 against a cold -j2; every bundle must be
+# byte-identical. Runs are interleaved (cold -j2, warm, staged warm, cold -j1, then again) so that a noisy
+# stretch of the machine hits every variant; medians of RUNS (default 3) each, and the ratios of the medians.
 # Usage: bench/build_bench.sh        BUILD_DIR picks the build directory (default build/), RUNS the run count,
 #                                    TMPDIR the work directory.
 # Prints figures; asserts nothing about time (it exits 1 only when the bundles differ).
@@ -23,10 +25,12 @@ echo "trace: samples/generate --seed 12 --frames 6000 --draws-per-frame 60 --sta
 
 results=$work/build_times.txt
 : >"$results"
-# build NAME JOBS CACHE_DIR: one timed `shaderbake build`; appends "NAME wall user+sys internal_seconds hits misses".
+# build NAME JOBS CACHE_DIR [ARGS...]: one timed `shaderbake build`; appends
+# "NAME wall user+sys internal_seconds hits misses memo".
 build() {
   local name=$1 jobs=$2 cache=$3 out=$work/$1.sbk rc=0 t0 t1 cpu
-  local -a cache_args=(--cache-dir "$cache")
+  shift 3
+  local -a cache_args=(--cache-dir "$cache" "$@")
   [[ $cache == none ]] && cache_args=(--no-cache)
   t0=$(date +%s.%N)
   # Exit 1 is a build with per-key failures (emitters not implemented yet): the bundle is written.
@@ -44,16 +48,18 @@ import json, sys
 name, t0, t1, cpu, path = sys.argv[1:]
 s = json.load(open(path))
 c = s.get("cache") or {}
-print(name, round(float(t1) - float(t0), 3), cpu, round(s["seconds"], 3), c.get("hits", "-"), c.get("misses", "-"))
+print(name, round(float(t1) - float(t0), 3), cpu, round(s["seconds"], 3), c.get("hits", "-"), c.get("misses", "-"),
+      s.get("build_memo", "-"))
 EOF
   tail -n 1 "$results"
 }
 
-echo "run: name wall_s cpu_s(user+sys) internal_s cache_hits cache_misses"
+echo "run: name wall_s cpu_s(user+sys) internal_s cache_hits cache_misses build_memo"
 for ((i = 1; i <= runs; ++i)); do
   rm -rf "$work/cache_$i" "$work/cache_j1_$i"
   build "cold_j2_$i" 2 "$work/cache_$i"
   build "warm_j2_$i" 2 "$work/cache_$i"
+  build "staged_j2_$i" 2 "$work/cache_$i" --no-build-memo
   build "cold_j1_$i" 1 "$work/cache_j1_$i"
 done
 build nocache_j2 2 none
@@ -66,15 +72,19 @@ def med(prefix, col):
 print()
 print("| build | wall s (median) | cpu s (median) | internal s (median) |")
 print("|---|---|---|---|")
-for label, prefix in [("cold -j2 (fresh cache dir)", "cold_j2_"), ("warm -j2, no change (same cache dir)", "warm_j2_"),
+for label, prefix in [("cold -j2 (fresh cache dir)", "cold_j2_"), ("warm -j2, no change (same cache dir: memo)", "warm_j2_"),
+                      ("warm -j2, every stage (--no-build-memo)", "staged_j2_"),
                       ("cold -j1 (fresh cache dir)", "cold_j1_"), ("--no-cache -j2 (one run)", "nocache_j2")]:
     print(f"| {label} | {med(prefix, 1):.2f} | {med(prefix, 2):.2f} | {med(prefix, 3):.2f} |")
 print()
+def pair_median(prefix, col):
+    cold = [r for r in rows if r[0].startswith("cold_j2_")]
+    other = [r for r in rows if r[0].startswith(prefix)]
+    return statistics.median(float(o[col]) / float(c[col]) for c, o in zip(cold, other))
 for what, col in [("wall", 1), ("cpu", 2), ("internal", 3)]:
-    warm, cold, j1 = med("warm_j2_", col), med("cold_j2_", col), med("cold_j1_", col)
-    pairs = [float(w[col]) / float(c[col]) for c, w in zip([r for r in rows if r[0].startswith("cold_j2_")],
-                                                          [r for r in rows if r[0].startswith("warm_j2_")])]
-    print(f"{what:8s}: warm/cold {100 * warm / cold:5.1f}% (per-pair median {100 * statistics.median(pairs):5.1f}%); "
+    warm, staged, cold, j1 = med("warm_j2_", col), med("staged_j2_", col), med("cold_j2_", col), med("cold_j1_", col)
+    print(f"{what:8s}: warm/cold {100 * warm / cold:5.1f}% (per-pair median {100 * pair_median('warm_j2_', col):5.1f}%); "
+          f"staged warm/cold {100 * staged / cold:5.1f}% (per-pair {100 * pair_median('staged_j2_', col):5.1f}%); "
           f"cold -j1/-j2 {j1 / cold:4.2f}x")
 EOF
 

@@ -43,6 +43,7 @@ struct BuildOptions {
   unsigned jobs = 0;      // 0 = one per core
   std::string cache_dir;  // artifact cache; empty = cache::default_directory()
   bool no_cache = false;
+  bool no_build_memo = false;  // run every stage even when no input changed since a remembered build
   bool json = false;
   bool strict = false;
 };

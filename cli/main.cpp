@@ -54,7 +54,9 @@ int main(int argc, char** argv) {
       "Build a bundle from traces: every drawn program's exact shader, an ubershader per family of admitted "
       "programs, and a complete pipeline recipe per pipeline key, validated, deduplicated by content and "
       "compressed with a dictionary trained on the bundle's own modules. Compiled modules are kept in an "
-      "artifact cache, so a rebuild compiles only what changed. Same traces -> byte-identical bundle at any -j.");
+      "artifact cache, so a rebuild compiles only what changed; a build none of whose inputs (trace contents, "
+      "options, the tool itself) changed since one the cache remembers copies that build's outputs. Same traces "
+      "-> byte-identical bundle at any -j.");
   build_cmd->add_option("traces", build.traces, "Trace files (.jsonl streamed, .json document form)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -66,6 +68,9 @@ int main(int argc, char** argv) {
                         "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, $XDG_CACHE_HOME/shaderbake or "
                         "~/.cache/shaderbake)");
   build_cmd->add_flag("--no-cache", build.no_cache, "Compile everything; neither read nor write the artifact cache");
+  build_cmd->add_flag("--no-build-memo", build.no_build_memo,
+                      "Run every stage even when no input changed since a remembered build (compiled modules still "
+                      "come from the artifact cache)");
   build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
   build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");
 

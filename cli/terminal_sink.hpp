@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "lib/core/diagnostics.hpp"
 
@@ -12,6 +13,8 @@ namespace shaderbake::cli {
 
 // Prints diagnostics to stderr as "warning: FILE:LINE:COL: message (at /pointer)". After `per_reason_limit`
 // messages of one reason it stays quiet about that reason; print_suppressed() says how many were held back.
+// Every line it prints is also kept in transcript(), for a command that must print the same lines again
+// later (build's memo).
 class TerminalSink final : public DiagnosticSink {
  public:
   explicit TerminalSink(uint64_t per_reason_limit = 10) : limit_(per_reason_limit) {}
@@ -21,21 +24,37 @@ class TerminalSink final : public DiagnosticSink {
     uint64_t& count = counts_[error.reason];
     if (++count > limit_ && severity != Severity::error) return;
     const char* prefix = severity == Severity::error ? "error" : severity == Severity::warning ? "warning" : "note";
-    std::fprintf(stderr, "%s: %s [%s]\n", prefix, error.to_string().c_str(), error.reason.c_str());
+    emit(std::string(prefix) + ": " + error.to_string() + " [" + error.reason + "]");
   }
 
-  void print_suppressed() const {
+  void print_suppressed() {
     std::lock_guard lock(mutex_);
     for (const auto& [reason, count] : counts_)
       if (count > limit_)
-        std::fprintf(stderr, "note: %llu more [%s] diagnostics not shown\n",
-                     static_cast<unsigned long long>(count - limit_), reason.c_str());
+        emit("note: " + std::to_string(count - limit_) + " more [" + reason + "] diagnostics not shown");
+  }
+
+  // Prints one line of the command's own (an error about an output, a failure) the same way.
+  void print_line(std::string_view line) {
+    std::lock_guard lock(mutex_);
+    emit(line);
+  }
+
+  std::string transcript() const {
+    std::lock_guard lock(mutex_);
+    return transcript_;
   }
 
  private:
+  void emit(std::string_view line) {  // mutex_ held
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    transcript_.append(line).push_back('\n');
+  }
+
   uint64_t limit_;
   mutable std::mutex mutex_;
   std::map<std::string, uint64_t> counts_;
+  std::string transcript_;  // guarded by mutex_
 };
 
 }  // namespace shaderbake::cli

@@ -19,6 +19,7 @@
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/compile/reflection.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace shaderbake;
@@ -32,23 +33,9 @@ constexpr char kEmitter[] = "test-emitter/1";
 constexpr char kToolchain[] = "test toolchain 1.0";
 
 // A fresh directory per test, never the user's cache; removed afterwards.
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("sbk_cache_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : test_support::TempDir("sbk_cache_test") {}
 };
 
 std::string fragment_source(int variant) {

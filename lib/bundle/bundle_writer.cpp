@@ -709,6 +709,8 @@ Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
   return std::move(w.data());
 }
 
+std::string compressor_version() { return std::string("zstd ") + ZSTD_versionString(); }
+
 Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
   auto fail = [&](const char* what) {

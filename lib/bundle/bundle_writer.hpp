@@ -137,6 +137,9 @@ struct BundleHeader {
 Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
                                              const std::map<uint32_t, std::span<const uint8_t>>& sections);
 
+// The version of the zstd library this process compresses with (its output bytes may change between versions).
+std::string compressor_version();
+
 // Writes `bytes` to `path` through a temporary file in the same directory, fsync and rename: a reader sees
 // the old file or the whole new one, never half of one.
 Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);

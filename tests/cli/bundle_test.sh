@@ -21,25 +21,88 @@ check "the report file lists the failures" \
   test "$(json_field "$tmp/report.json" "len(d['failures'])")" = "$(json_field "$tmp/cold.json" "d['failures']")"
 check "a cold build stores what it compiles" test "$(json_field "$tmp/cold.json" "d['cache']['stores'] > 0")" = True
 
-# Warm build, nothing changed: byte-identical, every module from the cache, nothing new stored.
-"$bin" build "$trace" -o "$tmp/warm.sbk" --cache-dir "$tmp/cache" --json >"$tmp/warm.json" 2>/dev/null
+# Warm build, nothing changed: the build memo gives the cold build's outputs and stderr, byte for byte, and
+# its exit status; nothing new is stored.
+"$bin" build "$trace" -o "$tmp/warm.sbk" --cache-dir "$tmp/cache" --report "$tmp/warm_report.json" --json \
+  >"$tmp/warm.json" 2>"$tmp/warm.err"
+check "a no-change build exits as the cold one did" test $? -eq 1
+check "the cold build stored a build memo" test "$(json_field "$tmp/cold.json" "d['build_memo']")" = miss
+check "a no-change build is a memo hit" test "$(json_field "$tmp/warm.json" "d['build_memo']")" = hit
 check "warm build gives the same bytes" cmp -s "$tmp/cold.sbk" "$tmp/warm.sbk"
+check "warm build gives the same report" cmp -s "$tmp/report.json" "$tmp/warm_report.json"
+check "warm build prints the same diagnostics" cmp -s "$tmp/cold.err" "$tmp/warm.err"
+check "warm build gives the same summary" test "$(json_field "$tmp/warm.json" "[d[k] for k in d if k not in ('output', 'threads', 'seconds', 'cache', 'build_memo')]")" = \
+  "$(json_field "$tmp/cold.json" "[d[k] for k in d if k not in ('output', 'threads', 'seconds', 'cache', 'build_memo')]")"
 check "warm build misses nothing" test "$(json_field "$tmp/warm.json" "d['cache']['misses']")" = 0
 check "warm build stores nothing" test "$(json_field "$tmp/warm.json" "d['cache']['stores']")" = 0
+
+# Warm build running every stage (--no-build-memo): every module from the artifact cache, nothing stored.
+"$bin" build "$trace" -o "$tmp/staged.sbk" --cache-dir "$tmp/cache" --no-build-memo --json >"$tmp/staged.json" 2>/dev/null
+check "--no-build-memo runs every stage" test "$(json_field "$tmp/staged.json" "d['build_memo']")" = off
+check "a staged warm build gives the same bytes" cmp -s "$tmp/cold.sbk" "$tmp/staged.sbk"
+check "a staged warm build misses nothing" test "$(json_field "$tmp/staged.json" "d['cache']['misses']")" = 0
+check "a staged warm build hits every module" test "$(json_field "$tmp/staged.json" "d['cache']['hits'] > 1")" = True
+check "a staged warm build stores nothing" test "$(json_field "$tmp/staged.json" "d['cache']['stores']")" = 0
 
 # Determinism: thread count and the cache never change the bytes (one more full build, not one per variable:
 # the cold build above ran on two threads and through the cache, this one on one thread without it).
 "$bin" build "$trace" -o "$tmp/j1.sbk" --no-cache -j1 >/dev/null 2>&1
 check "-j1 without the cache and -j2 through it agree" cmp -s "$tmp/cold.sbk" "$tmp/j1.sbk"
 
-# A corrupted cache entry is detected, discarded and rebuilt; the bundle does not change.
-entry=$(find "$tmp/cache" -name '*.sbkc' | sort | head -n 1)
+# A corrupted module entry (the smallest entries are modules; the memo and the compression record are larger)
+# is detected, discarded and rebuilt; the bundle does not change.
+entry=$(find "$tmp/cache" -name '*.sbkc' -printf '%s %p\n' | sort -n | head -n 1 | cut -d' ' -f2-)
 flip_bits "$entry" $(($(stat -c %s "$entry") / 2)) 0x40
-"$bin" build "$trace" -o "$tmp/rebuilt.sbk" --cache-dir "$tmp/cache" --json >"$tmp/rebuilt.json" 2>/dev/null
+"$bin" build "$trace" -o "$tmp/rebuilt.sbk" --cache-dir "$tmp/cache" --no-build-memo --json >"$tmp/rebuilt.json" 2>/dev/null
 check "the corrupted entry is discarded" test "$(json_field "$tmp/rebuilt.json" "d['cache']['corrupt_discarded']")" = 1
 check "the corrupted entry is rebuilt" test "$(json_field "$tmp/rebuilt.json" "d['cache']['stores']")" = 1
 check "the rebuilt entry is whole again" test -s "$entry"
 check "the bundle is unchanged by the corruption" cmp -s "$tmp/cold.sbk" "$tmp/rebuilt.sbk"
+
+# A corrupted memo (the largest entry: it holds the bundle) is discarded; the build runs every stage and
+# remembers again.
+memo=$(find "$tmp/cache" -name '*.sbkc' -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+flip_bits "$memo" $(($(stat -c %s "$memo") / 3)) 0x08
+"$bin" build "$trace" -o "$tmp/remembered.sbk" --cache-dir "$tmp/cache" --json >"$tmp/remembered.json" 2>/dev/null
+check "a corrupted memo is discarded" test "$(json_field "$tmp/remembered.json" "d['cache']['corrupt_discarded']")" = 1
+check "a corrupted memo is a miss" test "$(json_field "$tmp/remembered.json" "d['build_memo']")" = miss
+check "a corrupted memo is stored again" test "$(json_field "$tmp/remembered.json" "d['cache']['stores']")" = 1
+check "the bundle is unchanged by the corrupted memo" cmp -s "$tmp/cold.sbk" "$tmp/remembered.sbk"
+
+# A memo hit writes outputs that are missing or differ, and leaves an identical one in place (same inode).
+rm -f "$tmp/remembered.sbk"
+"$bin" build "$trace" -o "$tmp/remembered.sbk" --cache-dir "$tmp/cache" >/dev/null 2>&1
+check "a memo hit writes a missing bundle" cmp -s "$tmp/cold.sbk" "$tmp/remembered.sbk"
+flip_bits "$tmp/remembered.sbk" 200 0x01
+"$bin" build "$trace" -o "$tmp/remembered.sbk" --cache-dir "$tmp/cache" >/dev/null 2>&1
+check "a memo hit rewrites a bundle that differs" cmp -s "$tmp/cold.sbk" "$tmp/remembered.sbk"
+inode=$(stat -c %i "$tmp/remembered.sbk")
+touch -d '2001-01-01' "$tmp/remembered.sbk"
+"$bin" build "$trace" -o "$tmp/remembered.sbk" --cache-dir "$tmp/cache" >"$tmp/hit.out" 2>/dev/null
+check "a memo hit leaves an identical bundle in place" test "$(stat -c %i "$tmp/remembered.sbk")" = "$inode"
+check "... and marks it as made now" test "$(stat -c %Y "$tmp/remembered.sbk")" -gt 1000000000
+check "the text summary says the outputs were copied" grep -q "no input changed" "$tmp/hit.out"
+
+# Any change to a trace's content, its name or the options that decide outputs misses the memo.
+cp "$trace" "$tmp/edited.jsonl"
+"$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" --json >"$tmp/renamed.json" 2>/dev/null
+check "a trace under another name misses" test "$(json_field "$tmp/renamed.json" "d['build_memo']")" = miss
+tail -n 1 "$trace" >>"$tmp/edited.jsonl"
+"$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" --json >"$tmp/edited.json" 2>/dev/null
+check "an edited trace misses" test "$(json_field "$tmp/edited.json" "d['build_memo']")" = miss
+check "an edited trace is read again" test "$(json_field "$tmp/edited.json" "d['draws']")" -eq \
+  "$(($(json_field "$tmp/renamed.json" "d['draws']") + 1))"
+"$bin" build "$tmp/edited.jsonl" -o "$tmp/strict.sbk" --cache-dir "$tmp/cache" --strict --json >"$tmp/strict.json" 2>/dev/null
+check "--strict misses a memo made without it" test "$(json_field "$tmp/strict.json" "d['build_memo']")" = miss
+echo '{"type": "draw", "frame": 1, "draw": 1, "state": "no-such-state"}' >>"$tmp/edited.jsonl"
+"$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/bad_cold.err"
+"$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" --json >"$tmp/bad_warm.json" 2>"$tmp/bad_warm.err"
+check "a hit over a bad record is still a hit" test "$(json_field "$tmp/bad_warm.json" "d['build_memo']")" = hit
+check "a hit repeats the bad record's warning" grep -q "no-such-state" "$tmp/bad_warm.err"
+check "a hit repeats every diagnostic" cmp -s "$tmp/bad_cold.err" "$tmp/bad_warm.err"
+check "a hit counts the bad record" test "$(json_field "$tmp/bad_warm.json" "sum(d['bad_records'].values())")" -ge 1
+cat "$trace" | "$bin" build /dev/stdin -o "$tmp/stdin.sbk" --cache-dir "$tmp/cache" --json >"$tmp/stdin.json" 2>/dev/null
+check "a trace on a pipe builds without a memo" test "$(json_field "$tmp/stdin.json" "d['build_memo']")" = off
 
 # verify: the bundle passes; a damaged copy fails with exit 1 and a named problem.
 "$bin" verify "$tmp/cold.sbk" >"$tmp/verify.out" 2>&1

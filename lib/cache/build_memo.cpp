@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+#include "lib/cache/build_memo.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "lib/core/hex.hpp"
+#include "lib/core/little_endian.hpp"
+
+namespace shaderbake::cache {
+
+namespace {
+
+// Names the identity encoding below; a change to what the identity holds bumps it.
+constexpr std::string_view kMemoFormat = "build-memo/1";
+// Payload: u32 payload version | u32 exit code | then four fields, each a u64 byte count and the bytes:
+// bundle | report JSON | diagnostics | summary JSON.
+constexpr uint32_t kPayloadVersion = 1;
+
+void put_bytes(std::vector<uint8_t>& out, const void* data, size_t size) {
+  append_u64_le(out, size);
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), bytes, bytes + size);
+}
+
+void put_text(std::vector<uint8_t>& out, std::string_view text) { put_bytes(out, text.data(), text.size()); }
+
+Error memo_error(const std::string& what) {
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = "memo_malformed";
+  e.message = "build memo: " + what;
+  return e;
+}
+
+// Reads length-prefixed fields from an untrusted payload: every count is checked against what is left.
+class FieldReader {
+ public:
+  explicit FieldReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+
+  bool u32(uint32_t& v) {
+    if (bytes_.size() - at_ < 4) return false;
+    v = load_u32_le(bytes_.data() + at_);
+    at_ += 4;
+    return true;
+  }
+
+  bool field(std::span<const uint8_t>& out) {
+    if (bytes_.size() - at_ < 8) return false;
+    const uint64_t size = load_u64_le(bytes_.data() + at_);
+    at_ += 8;
+    if (size > bytes_.size() - at_) return false;
+    out = bytes_.subspan(at_, static_cast<size_t>(size));
+    at_ += static_cast<size_t>(size);
+    return true;
+  }
+
+  bool at_end() const { return at_ == bytes_.size(); }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t at_ = 0;
+};
+
+// The NT_GNU_BUILD_ID note of the main program (the first object dl_iterate_phdr reports).
+int find_build_id(dl_phdr_info* info, size_t, void* data) {
+  auto* out = static_cast<std::optional<std::string>*>(data);
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_NOTE) continue;
+    const auto* p = reinterpret_cast<const uint8_t*>(info->dlpi_addr + segment.p_vaddr);
+    size_t left = segment.p_memsz;
+    while (left >= sizeof(ElfW(Nhdr))) {
+      ElfW(Nhdr) note;
+      std::memcpy(&note, p, sizeof note);
+      const size_t name_size = (note.n_namesz + 3u) & ~size_t{3};
+      const size_t desc_size = (note.n_descsz + 3u) & ~size_t{3};
+      if (name_size + desc_size > left - sizeof note) break;
+      const uint8_t* name = p + sizeof note;
+      const uint8_t* desc = name + name_size;
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
+          note.n_descsz > 0) {
+        *out = hex_bytes(std::span<const uint8_t>(desc, note.n_descsz));
+        return 1;
+      }
+      p += sizeof note + name_size + desc_size;
+      left -= sizeof note + name_size + desc_size;
+    }
+  }
+  return 1;  // only the main program counts: stop after it either way
+}
+
+}  // namespace
+
+Result<TraceFileDigest> digest_trace_file(const std::string& path) {
+  auto fail = [&](const std::string& what) -> Error {
+    Error e;
+    e.kind = ErrorKind::io;
+    e.reason = "trace_not_digestible";
+    e.message = what;
+    e.where.file = path;
+    return e;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below); reads of a regular file
+  // ignore the flag.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return fail("not a regular file");
+  }
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  XXH3_128bits_reset(state.get());
+  std::vector<uint8_t> chunk(size_t{1} << 20);
+  TraceFileDigest out;
+  out.path = path;
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return fail(std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    XXH3_128bits_update(state.get(), chunk.data(), static_cast<size_t>(n));
+    out.bytes += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  const XXH128_hash_t h = XXH3_128bits_digest(state.get());
+  out.digest = KeyHash{h.low64, h.high64};
+  return out;
+}
+
+std::optional<std::string> executable_build_id() {
+  static const std::optional<std::string> id = [] {
+    std::optional<std::string> found;
+    ::dl_iterate_phdr(find_build_id, &found);
+    return found;
+  }();
+  return id;
+}
+
+std::vector<uint8_t> encode_build_inputs(const BuildInputs& inputs) {
+  std::vector<uint8_t> out;
+  put_text(out, kMemoFormat);
+  put_text(out, inputs.executable_build_id);
+  put_text(out, inputs.compressor_version);
+  put_text(out, inputs.settings);
+  append_u64_le(out, inputs.traces.size());
+  for (const TraceFileDigest& t : inputs.traces) {
+    put_text(out, t.path);
+    append_u64_le(out, t.bytes);
+    append_u64_le(out, t.digest.low);
+    append_u64_le(out, t.digest.high);
+  }
+  return out;
+}
+
+ArtifactIdentity memo_identity(const ArtifactCache& cache, const BuildInputs& inputs) {
+  const std::vector<uint8_t> bytes = encode_build_inputs(inputs);
+  return cache.identity(kMemoFormat, compile::ShaderStage::fragment,
+                        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+std::vector<uint8_t> encode_build_outputs(const BuildOutputs& outputs) {
+  std::vector<uint8_t> out;
+  out.reserve(outputs.bundle.size() + outputs.report_json.size() + outputs.diagnostics.size() +
+              outputs.summary_json.size() + 48);
+  append_u32_le(out, kPayloadVersion);
+  append_u32_le(out, static_cast<uint32_t>(outputs.exit_code));
+  put_bytes(out, outputs.bundle.data(), outputs.bundle.size());
+  put_text(out, outputs.report_json);
+  put_text(out, outputs.diagnostics);
+  put_text(out, outputs.summary_json);
+  return out;
+}
+
+Result<BuildOutputs> decode_build_outputs(std::span<const uint8_t> payload) {
+  FieldReader in(payload);
+  uint32_t version = 0;
+  uint32_t exit_code = 0;
+  if (!in.u32(version) || !in.u32(exit_code)) return memo_error("truncated header");
+  if (version != kPayloadVersion) return memo_error("payload version " + std::to_string(version));
+  if (exit_code > 255) return memo_error("exit code " + std::to_string(exit_code));
+  std::span<const uint8_t> bundle, report, diagnostics, summary;
+  if (!in.field(bundle) || !in.field(report) || !in.field(diagnostics) || !in.field(summary))
+    return memo_error("a field runs past the end");
+  if (!in.at_end()) return memo_error("trailing bytes");
+  auto text = [](std::span<const uint8_t> s) { return std::string(reinterpret_cast<const char*>(s.data()), s.size()); };
+  BuildOutputs out;
+  out.exit_code = static_cast<int>(exit_code);
+  out.bundle.assign(bundle.begin(), bundle.end());
+  out.report_json = text(report);
+  out.diagnostics = text(diagnostics);
+  out.summary_json = text(summary);
+  return out;
+}
+
+}  // namespace shaderbake::cache
