@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: MIT
 // shaderbake build: traces -> keys -> plan -> compile -> bundle; or, when no input changed since a build the
-// artifact cache remembers, that build's outputs (cache::BuildOutputs).
-#include <fcntl.h>
-#include <sys/stat.h>
+// artifact cache remembers, that build's outputs (lib/cache/build_memo.hpp).
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <thread>
 
 #include "cli/cache_options.hpp"
@@ -34,142 +31,129 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The summary's fields that depend on the inputs alone (the same for every build of the same traces, so a memo
+// keeps them), in print order: these counts, then "bad_records" (reason -> count).
+constexpr const char* kOutcomeCounts[] = {
+    "bundle_bytes", "draws", "specializations", "families", "exact_pipelines", "fallback_pipelines", "modules",
+    "unique_sources", "raw_module_bytes", "compressed_module_bytes", "dictionary_bytes", "failures"};
+
+nlohmann::ordered_json outcome_summary(const plan::BundleBuildResult& result, const plan::KeyCensus& census,
+                                       const trace::TraceReader& reader) {
+  const bundle::WriteStats& w = result.write;
+  const uint64_t counts[] = {w.bundle_bytes,           census.counts().draws, result.specializations,
+                             result.families,          result.exact_pipelines, result.fallback_pipelines,
+                             w.modules,                result.unique_sources, w.raw_module_bytes,
+                             w.compressed_module_bytes, w.dictionary_bytes,    result.failures.size()};
+  static_assert(std::size(counts) == std::size(kOutcomeCounts));
+  nlohmann::ordered_json s;
+  for (size_t i = 0; i < std::size(kOutcomeCounts); ++i) s[kOutcomeCounts[i]] = counts[i];
+  s["bad_records"] = reader.bad_records();
+  return s;
+}
+
+// The outcome a memo holds, when it has exactly the shape outcome_summary gives (a memo's bytes are untrusted
+// like any file's: its checksum is no proof against a crafted entry).
+std::optional<nlohmann::ordered_json> remembered_outcome(const std::string& text) {
+  nlohmann::ordered_json s = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!s.is_object() || s.size() != std::size(kOutcomeCounts) + 1) return std::nullopt;
+  for (const char* field : kOutcomeCounts)
+    if (!s.contains(field) || !s[field].is_number_unsigned()) return std::nullopt;
+  if (!s.contains("bad_records") || !s["bad_records"].is_object()) return std::nullopt;
+  for (const auto& [reason, n] : s["bad_records"].items())
+    if (!n.is_number_unsigned()) return std::nullopt;
+  return s;
+}
+
+// What became of the build memo: "hit", "miss" (looked up, not found; `reason` says when none was stored),
+// "disabled" (--no-build-memo, --no-cache) or "unavailable" (`reason`: no build IDs, a trace on a pipe).
+struct MemoState {
+  const char* state = "disabled";
+  std::string reason;
+};
+
 std::string kib(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
   return text;
 }
 
-uint64_t count(const nlohmann::ordered_json& summary, const char* field) { return summary.at(field).get<uint64_t>(); }
-
-// The summary's fields that depend on the inputs alone: the same for every build of the same traces, so a
-// memo keeps them.
-nlohmann::ordered_json outcome_summary(const plan::BundleBuildResult& result, const plan::KeyCensus& census,
-                                       const trace::TraceReader& reader) {
-  const bundle::WriteStats& w = result.write;
-  nlohmann::ordered_json s;
-  s["bundle_bytes"] = w.bundle_bytes;
-  s["draws"] = census.counts().draws;
-  s["specializations"] = result.specializations;
-  s["families"] = result.families;
-  s["exact_pipelines"] = result.exact_pipelines;
-  s["fallback_pipelines"] = result.fallback_pipelines;
-  s["modules"] = w.modules;
-  s["unique_sources"] = result.unique_sources;
-  s["raw_module_bytes"] = w.raw_module_bytes;
-  s["compressed_module_bytes"] = w.compressed_module_bytes;
-  s["dictionary_bytes"] = w.dictionary_bytes;
-  s["failures"] = result.failures.size();
-  s["bad_records"] = reader.bad_records();
-  return s;
-}
-
-// Prints the summary of a finished build (`outcome` from outcome_summary, whether just made or remembered).
 void print_summary(const BuildOptions& options, const nlohmann::ordered_json& outcome, unsigned threads,
-                   double seconds, const std::unique_ptr<cache::ArtifactCache>& artifact_cache, const char* memo) {
-  nlohmann::ordered_json summary;
-  summary["output"] = options.output;
-  summary.update(outcome);
-  summary["threads"] = threads;
-  summary["seconds"] = seconds;
-  summary["cache"] = cache_summary(artifact_cache);
-  summary["build_memo"] = memo;
+                   double seconds, const std::unique_ptr<cache::ArtifactCache>& artifact_cache, const MemoState& memo) {
+  auto n = [&](const char* field) { return static_cast<unsigned long long>(outcome.at(field).get<uint64_t>()); };
   if (options.json) {
+    nlohmann::ordered_json summary;
+    summary["output"] = options.output;
+    for (const char* field : kOutcomeCounts) summary[field] = outcome.at(field);
+    summary["bad_records"] = outcome.at("bad_records");
+    summary["threads"] = threads;
+    summary["seconds"] = seconds;
+    summary["cache"] = cache_summary(artifact_cache);  // counts every entry lookup and store, the memo's too
+    summary["build_memo"] = memo.state;
+    if (!memo.reason.empty()) summary["build_memo_reason"] = memo.reason;
     std::printf("%s\n", summary.dump(2).c_str());
     return;
   }
   std::printf("%s: %s, %llu draws -> %llu exact keys, %llu families, %llu exact + %llu fallback pipelines\n",
-              options.output.c_str(), kib(count(summary, "bundle_bytes")).c_str(),
-              static_cast<unsigned long long>(count(summary, "draws")),
-              static_cast<unsigned long long>(count(summary, "specializations")),
-              static_cast<unsigned long long>(count(summary, "families")),
-              static_cast<unsigned long long>(count(summary, "exact_pipelines")),
-              static_cast<unsigned long long>(count(summary, "fallback_pipelines")));
-  std::printf("modules: %llu (SPIR-V %s -> %s + %s dictionary), %llu failures, %.2f s on %u threads\n",
-              static_cast<unsigned long long>(count(summary, "modules")), kib(count(summary, "raw_module_bytes")).c_str(),
-              kib(count(summary, "compressed_module_bytes")).c_str(), kib(count(summary, "dictionary_bytes")).c_str(),
-              static_cast<unsigned long long>(count(summary, "failures")), seconds, threads);
+              options.output.c_str(), kib(n("bundle_bytes")).c_str(), n("draws"), n("specializations"),
+              n("families"), n("exact_pipelines"), n("fallback_pipelines"));
+  std::printf("modules: %llu (SPIR-V %s -> %s + %s dictionary), %llu failures, %.2f s on %u threads\n", n("modules"),
+              kib(n("raw_module_bytes")).c_str(), kib(n("compressed_module_bytes")).c_str(),
+              kib(n("dictionary_bytes")).c_str(), n("failures"), seconds, threads);
   if (!artifact_cache) return;
-  if (std::string_view(memo) == "hit") {
-    std::printf("cache %s: no input changed since a build it remembers: outputs copied from it\n",
-                artifact_cache->directory().string().c_str());
+  const std::string dir = artifact_cache->directory().string();
+  if (std::string_view(memo.state) == "hit") {
+    std::printf("cache %s: no input changed since a build it remembers: its outputs copied\n", dir.c_str());
     return;
   }
   const cache::CacheStats stats = artifact_cache->stats();
-  std::printf("cache %s: %llu hits, %llu misses\n", artifact_cache->directory().string().c_str(),
-              static_cast<unsigned long long>(stats.hits), static_cast<unsigned long long>(stats.misses));
+  std::printf("cache %s: %llu hits, %llu misses\n", dir.c_str(), static_cast<unsigned long long>(stats.hits),
+              static_cast<unsigned long long>(stats.misses));
 }
 
-// True when `path` is a regular file holding exactly `bytes`.
-bool holds_exactly(const std::string& path, std::span<const uint8_t> bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat info {};
-  bool same = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) == bytes.size();
-  std::vector<uint8_t> chunk(size_t{1} << 20);
-  for (size_t at = 0; same && at < bytes.size();) {
-    const ssize_t n = ::read(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
-    if (n < 0 && errno == EINTR) continue;
-    same = n > 0 && std::memcmp(chunk.data(), bytes.data() + at, static_cast<size_t>(n)) == 0;
-    at += n > 0 ? static_cast<size_t>(n) : 0;
+// Writes the bundle and, when asked for, the report; the same way for a build and for a memo hit.
+int write_outputs(const BuildOptions& options, std::span<const uint8_t> bundle, const std::string& report) {
+  const std::span<const uint8_t> report_bytes(reinterpret_cast<const uint8_t*>(report.data()), report.size());
+  for (const auto& [path, bytes] : {std::pair{options.output, bundle}, std::pair{options.report, report_bytes}}) {
+    if (path.empty()) continue;
+    if (const Status s = bundle::write_file_if_changed(path, bytes); !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
+      return kExitOutput;
+    }
   }
-  ::close(fd);
-  return same;
+  return kExitOk;
 }
 
-// Writes an output file. A file that already holds these bytes is left as it is, its modification time set
-// to now (so that make-like tools see it as made by this run).
-Status write_output(const std::string& path, std::span<const uint8_t> bytes, bool may_exist_already) {
-  if (may_exist_already && holds_exactly(path, bytes) && ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0)
-    return ok_status();
-  return bundle::write_file_atomic(path, bytes);
-}
-
-std::span<const uint8_t> as_bytes(const std::string& text) {
-  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
-// The memo identity of this build, or nullopt when it cannot have one (no build ID, a trace that is not a
-// regular file): then it runs every stage, as with --no-build-memo.
-std::optional<cache::BuildInputs> describe_inputs(const BuildOptions& options) {
-  std::optional<std::string> build_id = cache::executable_build_id();
-  if (!build_id) return std::nullopt;
+// This build's memo inputs, or the reason it cannot have a memo.
+Result<cache::BuildInputs> describe_inputs(const BuildOptions& options) {
+  std::optional<std::string> code = cache::loaded_code_identity();
+  if (!code) return Error{ErrorKind::internal, "no_build_id", "an object of the running code has no GNU build ID", {}};
   cache::BuildInputs inputs;
-  inputs.executable_build_id = *build_id;
-  inputs.compressor_version = bundle::compressor_version();
+  inputs.code_identity = std::move(*code);
   inputs.settings = options.strict ? "strict" : "";
   for (const std::string& path : options.traces) {
     Result<cache::TraceFileDigest> digest = cache::digest_trace_file(path);
-    if (!digest) return std::nullopt;
+    if (!digest) return std::move(digest).error();
     inputs.traces.push_back(std::move(*digest));
   }
   return inputs;
 }
 
-// True when every trace still has the digest it had before the build read it.
-bool traces_unchanged(const cache::BuildInputs& before) {
-  for (const cache::TraceFileDigest& t : before.traces) {
-    Result<cache::TraceFileDigest> now = cache::digest_trace_file(t.path);
-    if (!now || !(*now == t)) return false;
+// Why this build's outputs may not be remembered, or empty when they may: every trace was read whole and its
+// digest as parsed is the one the lookup used, and every failure is one that the same inputs always give.
+std::string why_not_remembered(const cache::BuildInputs& inputs, const trace::TraceReader& reader,
+                               const plan::BundleBuildResult& result) {
+  const auto& files = reader.files();
+  if (files.size() != inputs.traces.size()) return "a trace was not read";
+  for (size_t i = 0; i < files.size(); ++i) {
+    const cache::TraceFileDigest& before = inputs.traces[i];
+    if (!files[i].readable) return before.path + " was not read whole";
+    if (files[i].content_bytes != before.bytes || !(files[i].content_digest == before.digest))
+      return before.path + " changed while the build read it";
   }
-  return true;
-}
-
-// A remembered build: its diagnostics, outputs and exit code, as the build that made them had them.
-int replay(const BuildOptions& options, const cache::BuildOutputs& memo, unsigned threads, Clock::time_point start,
-           const std::unique_ptr<cache::ArtifactCache>& artifact_cache) {
-  std::fputs(memo.diagnostics.c_str(), stderr);
-  for (const auto& [path, bytes] : {std::pair{options.output, std::span<const uint8_t>(memo.bundle)},
-                                    std::pair{options.report, as_bytes(memo.report_json)}}) {
-    if (path.empty()) continue;
-    if (const Status s = write_output(path, bytes, true); !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
-      return kExitOutput;
-    }
-  }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  print_summary(options, nlohmann::ordered_json::parse(memo.summary_json), threads, seconds, artifact_cache, "hit");
-  return memo.exit_code;
+  for (const plan::BuildFailure& f : result.failures)
+    if (f.error.kind != ErrorKind::bad_input && f.error.kind != ErrorKind::toolchain)
+      return "a failure that may not recur: " + f.error.to_string();
+  return {};
 }
 
 }  // namespace
@@ -177,21 +161,41 @@ int replay(const BuildOptions& options, const cache::BuildOutputs& memo, unsigne
 int run_build(const BuildOptions& options) {
   const auto start = Clock::now();
   const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
 
+  MemoState memo;
   std::optional<cache::BuildInputs> inputs;
   std::optional<cache::ArtifactIdentity> memo_id;
-  if (artifact_cache && !options.no_build_memo && (inputs = describe_inputs(options))) {
-    memo_id = cache::memo_identity(*artifact_cache, *inputs);
-    if (std::optional<std::vector<uint8_t>> blob = artifact_cache->load_blob(*memo_id)) {
-      if (Result<cache::BuildOutputs> memo = cache::decode_build_outputs(*blob))
-        return replay(options, *memo, threads, start, artifact_cache);
+  if (artifact_cache && !options.no_build_memo) {
+    if (Result<cache::BuildInputs> described = describe_inputs(options); !described) {
+      memo = {"unavailable", described.error().to_string()};
+    } else {
+      inputs = std::move(*described);
+      memo_id = cache::memo_identity(*artifact_cache, *inputs);
+      memo.state = "miss";
+      if (std::optional<std::vector<uint8_t>> blob = artifact_cache->load_blob(*memo_id)) {
+        Result<cache::BuildOutputs> remembered = cache::decode_build_outputs(*blob);
+        std::optional<nlohmann::ordered_json> outcome;
+        if (remembered && (remembered->exit_code == kExitOk || remembered->exit_code == kExitFailures))
+          outcome = remembered_outcome(remembered->summary_json);
+        // A memo without what a build stores is not used: this build runs every stage and stores over it.
+        if (outcome) {
+          std::fwrite(remembered->diagnostics.data(), 1, remembered->diagnostics.size(), stderr);
+          if (const int code = write_outputs(options, remembered->bundle, remembered->report_json); code != kExitOk)
+            return code;
+          print_summary(options, *outcome, threads, seconds(), artifact_cache, {"hit", {}});
+          return remembered->exit_code;
+        }
+      }
     }
   }
 
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+  trace::ReaderOptions reader_options = trace_reader_options(options.strict);
+  reader_options.digest_content = memo_id.has_value();
+  trace::TraceReader reader(model, reader_options, sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
   if (census.counts().draws == 0) {
@@ -219,28 +223,21 @@ int run_build(const BuildOptions& options) {
   cache::BuildOutputs outputs;
   outputs.exit_code = result->failures.empty() ? kExitOk : kExitFailures;
   outputs.report_json = nlohmann::ordered_json::parse(result->report_json).dump(2) + "\n";
-  outputs.summary_json = outcome_summary(*result, census, reader).dump();
-  for (const auto& [path, bytes] : {std::pair{options.output, std::span<const uint8_t>(result->bytes)},
-                                    std::pair{options.report, as_bytes(outputs.report_json)}}) {
-    if (path.empty()) continue;
-    if (const Status s = write_output(path, bytes, false); !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
-      return kExitOutput;
+  const nlohmann::ordered_json outcome = outcome_summary(*result, census, reader);
+  if (const int code = write_outputs(options, result->bytes, outputs.report_json); code != kExitOk) return code;
+  if (memo_id) {
+    memo.reason = why_not_remembered(*inputs, reader, *result);
+    if (memo.reason.empty()) {
+      outputs.diagnostics = sink.transcript();
+      outputs.summary_json = outcome.dump();
+      outputs.bundle = std::move(result->bytes);
+      // Only saves time: a memo that cannot be stored costs the next build its shortcut.
+      if (const Status s = artifact_cache->store_blob(*memo_id, cache::encode_build_outputs(outputs)); !s)
+        memo.reason = "not stored: " + s.error().to_string();
     }
   }
-  outputs.diagnostics = sink.transcript();
-  outputs.bundle = std::move(result->bytes);
-  const char* memo_state = "off";
-  if (memo_id) {
-    memo_state = "miss";
-    // Only saves time: a memo that cannot be stored costs the next build its shortcut.
-    if (traces_unchanged(*inputs))
-      (void)artifact_cache->store_blob(*memo_id, cache::encode_build_outputs(outputs));
-  }
   report_cache_store_failures(artifact_cache);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  print_summary(options, nlohmann::ordered_json::parse(outputs.summary_json), threads, seconds, artifact_cache,
-                memo_state);
+  print_summary(options, outcome, threads, seconds(), artifact_cache, memo);
   return outputs.exit_code;
 }
 

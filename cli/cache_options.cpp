@@ -34,8 +34,7 @@ nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>
 }
 
 cache::ArtifactIdentity CacheCompressionMemo::identity_of(std::span<const uint8_t> identity) const {
-  return cache_.identity("bundle-compression/1", compile::ShaderStage::fragment,
-                         std::string_view(reinterpret_cast<const char*>(identity.data()), identity.size()));
+  return cache_.blob_identity("bundle-compression/1", identity);
 }
 
 std::optional<std::vector<uint8_t>> CacheCompressionMemo::find(std::span<const uint8_t> identity) {

@@ -46,9 +46,23 @@ class TerminalSink final : public DiagnosticSink {
   }
 
  private:
-  void emit(std::string_view line) {  // mutex_ held
-    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
-    transcript_.append(line).push_back('\n');
+  // mutex_ held. Messages quote trace data: control bytes (a NUL, a newline, a terminal escape) are written
+  // as \xNN, so that one record prints as one whole line and cannot drive the terminal.
+  void emit(std::string_view line) {
+    const size_t start = transcript_.size();
+    for (const char c : line) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x20 && byte != 0x7F) {
+        transcript_.push_back(c);
+        continue;
+      }
+      static constexpr char kHex[] = "0123456789abcdef";
+      transcript_ += "\\x";
+      transcript_.push_back(kHex[byte >> 4]);
+      transcript_.push_back(kHex[byte & 15]);
+    }
+    transcript_.push_back('\n');
+    std::fwrite(transcript_.data() + start, 1, transcript_.size() - start, stderr);
   }
 
   uint64_t limit_;

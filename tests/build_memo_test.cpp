@@ -4,12 +4,12 @@
 // refuse what cannot be read twice.
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
@@ -30,13 +30,18 @@ class TempDir : public test_support::TempDir {
   TempDir() : test_support::TempDir("sbk_memo_test") {}
 };
 
+ContentDigest digest_of(uint8_t fill) {
+  ContentDigest d;
+  d.bytes.fill(fill);
+  return d;
+}
+
 BuildInputs sample_inputs() {
   BuildInputs in;
-  in.executable_build_id = "0123456789abcdef";
-  in.compressor_version = "zstd 1.5.4";
+  in.code_identity = " 0123456789abcdef\n/usr/lib/libzstd.so.1 fedcba9876543210\n";
   in.settings = "";
-  in.traces.push_back({"a.jsonl", 1000, KeyHash{1, 2}});
-  in.traces.push_back({"b.jsonl", 2000, KeyHash{3, 4}});
+  in.traces.push_back({"a.jsonl", 1000, digest_of(1)});
+  in.traces.push_back({"b.jsonl", 2000, digest_of(2)});
   return in;
 }
 
@@ -55,20 +60,19 @@ BuildOutputs sample_outputs() {
 TEST(BuildMemo, EveryInputChangesTheIdentity) {
   const std::vector<uint8_t> base = cache::encode_build_inputs(sample_inputs());
   const std::vector<std::function<void(BuildInputs&)>> changes = {
-      [](BuildInputs& in) { in.executable_build_id = "0123456789abcdee"; },
-      [](BuildInputs& in) { in.compressor_version = "zstd 1.5.5"; },
+      [](BuildInputs& in) { in.code_identity[3] = 'f'; },
       [](BuildInputs& in) { in.settings = "strict"; },
       [](BuildInputs& in) { in.traces[0].path = "A.jsonl"; },
       [](BuildInputs& in) { in.traces[0].bytes = 1001; },
-      [](BuildInputs& in) { in.traces[1].digest.low ^= 1; },
-      [](BuildInputs& in) { in.traces[1].digest.high ^= uint64_t{1} << 63; },
+      [](BuildInputs& in) { in.traces[1].digest.bytes[0] ^= 1; },
+      [](BuildInputs& in) { in.traces[1].digest.bytes[31] ^= 0x80; },
       [](BuildInputs& in) { std::swap(in.traces[0], in.traces[1]); },  // order decides file indices in the bundle
       [](BuildInputs& in) { in.traces.pop_back(); },
       [](BuildInputs& in) { in.traces.push_back(in.traces.back()); },
       // Moving bytes between adjacent fields must not give the same encoding (length prefixes).
       [](BuildInputs& in) {
-        in.executable_build_id += "z";
-        in.compressor_version = in.compressor_version.substr(1);
+        in.code_identity += "s";
+        in.settings = "trict";
       },
   };
   for (size_t i = 0; i < changes.size(); ++i) {
@@ -119,20 +123,28 @@ TEST(BuildMemo, DamagedPayloadsAreRefused) {
   EXPECT_FALSE(cache::decode_build_outputs(other_version));
 }
 
-TEST(BuildMemo, TraceDigestCoversTheWholeFile) {
+TEST(BuildMemo, TraceDigestIsTheSha256OfTheWholeFile) {
   TempDir dir;
+  // FIPS 180-2's two-block example message, whose SHA-256 the standard gives.
+  const fs::path known = dir.path() / "known.txt";
+  std::ofstream(known, std::ios::binary) << "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  Result<cache::TraceFileDigest> k = cache::digest_trace_file(known.string());
+  ASSERT_TRUE(k) << k.error().to_string();
+  EXPECT_EQ(k->digest.to_hex(), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(k->bytes, 56u);
+
+  // A file of several read chunks: a change in its last byte changes the digest.
   const fs::path path = dir.path() / "t.jsonl";
   std::string content;
   for (size_t i = 0; content.size() < (size_t{3} << 20) + 17; ++i) content += "{\"line\": " + std::to_string(i) + "}\n";
   std::ofstream(path, std::ios::binary) << content;
   Result<cache::TraceFileDigest> d = cache::digest_trace_file(path.string());
   ASSERT_TRUE(d) << d.error().to_string();
-  const XXH128_hash_t whole = XXH3_128bits(content.data(), content.size());
   EXPECT_EQ(d->bytes, content.size());
-  EXPECT_EQ(d->digest, (KeyHash{whole.low64, whole.high64}));
   EXPECT_EQ(d->path, path.string());
-
-  // The last byte changes the digest.
+  ContentHasher whole;
+  whole.update(content.data(), content.size());
+  EXPECT_EQ(d->digest, whole.finish());
   content.back() = ' ';
   std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
   Result<cache::TraceFileDigest> changed = cache::digest_trace_file(path.string());
@@ -152,11 +164,24 @@ TEST(BuildMemo, WhatCannotBeReadTwiceHasNoDigest) {
   }
 }
 
-TEST(BuildMemo, FindsTheLinkersBuildId) {
-  // This test binary is linked with --build-id=sha1 (tests/CMakeLists.txt), as shaderbake is: 20 bytes.
-  const std::optional<std::string> id = cache::executable_build_id();
-  ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(id->size(), 40u);
-  EXPECT_EQ(id->find_first_not_of("0123456789abcdef"), std::string::npos) << *id;
-  EXPECT_NE(*id, std::string(40, '0'));
+TEST(BuildMemo, NamesEveryLoadedObjectByBuildId) {
+  // This test binary is linked with --build-id=sha1 (tests/CMakeLists.txt), as shaderbake is: its line comes
+  // first, with an empty path and 20 bytes of ID. Debian's shared libraries carry build IDs too.
+  const std::optional<std::string> identity = cache::loaded_code_identity();
+  ASSERT_TRUE(identity.has_value());
+  std::istringstream lines(*identity);
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  ASSERT_EQ(line.size(), 41u) << line;
+  EXPECT_EQ(line[0], ' ');
+  EXPECT_EQ(line.find_first_not_of("0123456789abcdef", 1), std::string::npos) << line;
+  bool saw_libstdcxx = false;
+  while (std::getline(lines, line)) {
+    const size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    EXPECT_EQ(line[0], '/') << line;
+    EXPECT_GE(line.size() - space - 1, 16u) << line;
+    saw_libstdcxx = saw_libstdcxx || line.find("libstdc++") != std::string::npos;
+  }
+  EXPECT_TRUE(saw_libstdcxx) << *identity;
 }

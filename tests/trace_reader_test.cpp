@@ -2,13 +2,17 @@
 // Trace ingest (DESIGN.md §5): both record shapes, both file forms, and every kind of bad input, each
 // reported with file, line, column and field, skipped, and counted, without losing the good records.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/core/content_digest.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
 
@@ -58,7 +62,13 @@ std::string lines(std::initializer_list<std::string> records, bool final_newline
 }
 
 struct Ingest {
-  explicit Ingest(bool strict = false) : reader(model, trace::ReaderOptions{strict, uint64_t{256} << 20}, sink), census(reader) {}
+  explicit Ingest(bool strict = false) : reader(model, options(strict), sink), census(reader) {}
+  static trace::ReaderOptions options(bool strict) {
+    trace::ReaderOptions o;
+    o.strict = strict;
+    o.digest_content = true;  // checked by the streaming and digest tests; the rest do not look
+    return o;
+  }
   Status read(const std::string& text, bool document_form = false) {
     return reader.read_text("test.jsonl", text, document_form, census);
   }
@@ -360,6 +370,42 @@ TEST(TraceReader, streaming_from_a_file_across_chunk_boundaries_matches_reading_
   EXPECT_EQ(a.unique_pipeline_keys, 3u);
   EXPECT_EQ(a.unique_pipeline_keys, b.unique_pipeline_keys);
   EXPECT_TRUE(from_file.reader.bad_records().empty());
+  // The digest the build memo confirms a trace with covers every byte, across windows.
+  ContentHasher whole;
+  whole.update(text.data(), text.size());
+  EXPECT_EQ(from_file.reader.files()[0].content_bytes, text.size());
+  EXPECT_EQ(from_file.reader.files()[0].content_digest, whole.finish());
+}
+
+TEST(TraceReader, every_way_of_reading_a_file_digests_exactly_its_bytes) {
+  const std::string text = lines({kCapture, state("s1", program(), host()), draw(1, 0, "s1"), draw(1, 1, "s1")});
+  const std::string document = R"({"records": [)" + std::string(kCapture) + "," + state("s1", program(), host()) +
+                               "," + draw(1, 0, "s1") + "]}";
+  ContentHasher text_hasher, document_hasher;
+  text_hasher.update(text.data(), text.size());
+  document_hasher.update(document.data(), document.size());
+  const ContentDigest text_digest = text_hasher.finish(), document_digest = document_hasher.finish();
+  const auto dir = std::filesystem::temp_directory_path() / ("shaderbake_digest_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "t.jsonl", std::ios::binary) << text;
+  std::ofstream(dir / "t.json", std::ios::binary) << document;
+  ASSERT_EQ(::mkfifo((dir / "pipe.jsonl").c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(dir / "pipe.jsonl", std::ios::binary) << text; });
+
+  Ingest in;
+  ASSERT_TRUE(in.reader.read_file((dir / "t.jsonl").string(), in.census));   // mapped windows
+  ASSERT_TRUE(in.reader.read_file((dir / "pipe.jsonl").string(), in.census));  // a stream, in chunks
+  ASSERT_TRUE(in.reader.read_file((dir / "t.json").string(), in.census));     // the document form
+  writer.join();
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(in.reader.files().size(), 3u);
+  EXPECT_EQ(in.reader.files()[0].content_digest, text_digest);
+  EXPECT_EQ(in.reader.files()[1].content_digest, text_digest);
+  EXPECT_EQ(in.reader.files()[2].content_digest, document_digest);
+  EXPECT_EQ(in.reader.files()[0].content_bytes, text.size());
+  EXPECT_EQ(in.reader.files()[1].content_bytes, text.size());
+  EXPECT_EQ(in.reader.files()[2].content_bytes, document.size());
+  EXPECT_EQ(in.census.counts().draws, 5u);
 }
 
 TEST(TraceReader, an_unreadable_file_is_an_io_error_and_other_files_still_count) {

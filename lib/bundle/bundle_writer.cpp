@@ -3,6 +3,7 @@
 
 #define ZDICT_STATIC_LINKING_ONLY
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zdict.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -709,8 +711,6 @@ Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
   return std::move(w.data());
 }
 
-std::string compressor_version() { return std::string("zstd ") + ZSTD_versionString(); }
-
 Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
   auto fail = [&](const char* what) {
@@ -744,6 +744,32 @@ Status write_file_atomic(const std::filesystem::path& path, std::span<const uint
     ::close(dir_fd);
   }
   return ok_status();
+}
+
+namespace {
+
+// True when `path` is a regular file (after symbolic links) holding exactly `bytes`.
+bool holds_exactly(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat info {};
+  bool same = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) == bytes.size();
+  std::vector<uint8_t> chunk(size_t{1} << 20);
+  for (size_t at = 0; same && at < bytes.size();) {
+    const ssize_t n = ::read(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
+    if (n < 0 && errno == EINTR) continue;
+    same = n > 0 && std::memcmp(chunk.data(), bytes.data() + at, static_cast<size_t>(n)) == 0;
+    at += n > 0 ? static_cast<size_t>(n) : 0;
+  }
+  ::close(fd);
+  return same;
+}
+
+}  // namespace
+
+Status write_file_if_changed(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  if (holds_exactly(path, bytes) && ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0) return ok_status();
+  return write_file_atomic(path, bytes);
 }
 
 }  // namespace shaderbake::bundle

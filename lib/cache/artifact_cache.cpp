@@ -328,6 +328,11 @@ ArtifactIdentity ArtifactCache::identity(std::string_view emitter_id, compile::S
   return ArtifactIdentity::make(emitter_id, stage, source, toolchain_);
 }
 
+ArtifactIdentity ArtifactCache::blob_identity(std::string_view kind, std::span<const uint8_t> content) const {
+  return identity(kind, compile::ShaderStage::fragment,
+                  std::string_view(reinterpret_cast<const char*>(content.data()), content.size()));
+}
+
 std::filesystem::path ArtifactCache::entry_path(const ArtifactIdentity& identity) const {
   const std::string hex = identity.hash().to_hex();
   return directory_ / ("v" + std::to_string(kCacheFormatVersion)) / hex.substr(0, 2) / (hex + kEntrySuffix);

@@ -74,7 +74,8 @@ struct CacheStats {
 
 // One cache directory. Thread-safe: one object serves all compile threads. Several processes (and objects)
 // may share a directory: entries are written to a unique temporary file and renamed into place, and the
-// bytes for one name are always the same, so a race between writers is harmless.
+// bytes for one name are always the same (whatever writes an entry is deterministic in its identity), so a
+// race between writers is harmless.
 //
 // Layout: DIR/v1/<first two hex digits>/<32 hex digits of the identity hash>.sbkc, temporary files next to
 // their entry as <entry name>.tmp.<pid>.<thread>.<counter>. Implements compile::ModuleStore (for
@@ -88,6 +89,10 @@ class ArtifactCache final : public compile::ModuleStore {
   const std::string& toolchain() const { return toolchain_; }
 
   ArtifactIdentity identity(std::string_view emitter_id, compile::ShaderStage stage, std::string_view source) const;
+  // The identity of an opaque blob entry (load_blob/store_blob): `kind` names what it holds and its format
+  // ("build-memo/2"), `content` is the canonical bytes of what it depends on. The identity's stage field means
+  // nothing for a blob and is always fragment.
+  ArtifactIdentity blob_identity(std::string_view kind, std::span<const uint8_t> content) const;
   std::filesystem::path entry_path(const ArtifactIdentity& identity) const;
 
   // The module stored for `identity`, with its reflection recomputed (compile::reflect_spirv), or nullopt.

@@ -6,11 +6,11 @@
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
@@ -20,7 +20,7 @@ namespace shaderbake::cache {
 namespace {
 
 // Names the identity encoding below; a change to what the identity holds bumps it.
-constexpr std::string_view kMemoFormat = "build-memo/1";
+constexpr std::string_view kMemoFormat = "build-memo/2";
 // Payload: u32 payload version | u32 exit code | then four fields, each a u64 byte count and the bytes:
 // bundle | report JSON | diagnostics | summary JSON.
 constexpr uint32_t kPayloadVersion = 1;
@@ -70,32 +70,46 @@ class FieldReader {
   size_t at_ = 0;
 };
 
-// The NT_GNU_BUILD_ID note of the main program (the first object dl_iterate_phdr reports).
-int find_build_id(dl_phdr_info* info, size_t, void* data) {
-  auto* out = static_cast<std::optional<std::string>*>(data);
-  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+// The NT_GNU_BUILD_ID note of one loaded object, as hex; empty when it has none.
+std::string build_id_of(const dl_phdr_info& info) {
+  for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info.dlpi_phdr[i];
     if (segment.p_type != PT_NOTE) continue;
-    const auto* p = reinterpret_cast<const uint8_t*>(info->dlpi_addr + segment.p_vaddr);
+    const auto* p = reinterpret_cast<const uint8_t*>(info.dlpi_addr + segment.p_vaddr);
     size_t left = segment.p_memsz;
     while (left >= sizeof(ElfW(Nhdr))) {
       ElfW(Nhdr) note;
       std::memcpy(&note, p, sizeof note);
-      const size_t name_size = (note.n_namesz + 3u) & ~size_t{3};
-      const size_t desc_size = (note.n_descsz + 3u) & ~size_t{3};
-      if (name_size + desc_size > left - sizeof note) break;
+      const size_t name_size = (size_t{note.n_namesz} + 3u) & ~size_t{3};
+      const size_t desc_size = (size_t{note.n_descsz} + 3u) & ~size_t{3};
+      if (name_size > left - sizeof note || desc_size > left - sizeof note - name_size) break;
       const uint8_t* name = p + sizeof note;
       const uint8_t* desc = name + name_size;
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
-          note.n_descsz > 0) {
-        *out = hex_bytes(std::span<const uint8_t>(desc, note.n_descsz));
-        return 1;
-      }
+          note.n_descsz > 0)
+        return hex_bytes(std::span<const uint8_t>(desc, note.n_descsz));
       p += sizeof note + name_size + desc_size;
       left -= sizeof note + name_size + desc_size;
     }
   }
-  return 1;  // only the main program counts: stop after it either way
+  return {};
+}
+
+struct CodeIdentityWalk {
+  std::string lines;
+  bool complete = true;  // every object that needs a build ID has one
+  bool first = true;     // dl_iterate_phdr reports the executable first
+};
+
+int add_loaded_object(dl_phdr_info* info, size_t, void* data) {
+  auto* walk = static_cast<CodeIdentityWalk*>(data);
+  const bool executable = std::exchange(walk->first, false);
+  const std::string path = executable || info->dlpi_name == nullptr ? std::string() : std::string(info->dlpi_name);
+  if (!executable && (path.empty() || path.front() != '/')) return 0;  // the vDSO: no file, the kernel's
+  const std::string id = build_id_of(*info);
+  if (id.empty()) walk->complete = false;
+  walk->lines += path + " " + id + "\n";
+  return 0;
 }
 
 }  // namespace
@@ -118,8 +132,7 @@ Result<TraceFileDigest> digest_trace_file(const std::string& path) {
     ::close(fd);
     return fail("not a regular file");
   }
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
-  XXH3_128bits_reset(state.get());
+  ContentHasher content;
   std::vector<uint8_t> chunk(size_t{1} << 20);
   TraceFileDigest out;
   out.path = path;
@@ -132,44 +145,40 @@ Result<TraceFileDigest> digest_trace_file(const std::string& path) {
       return fail(std::string("cannot read: ") + std::strerror(err));
     }
     if (n == 0) break;
-    XXH3_128bits_update(state.get(), chunk.data(), static_cast<size_t>(n));
-    out.bytes += static_cast<uint64_t>(n);
+    content.update(chunk.data(), static_cast<size_t>(n));
   }
   ::close(fd);
-  const XXH128_hash_t h = XXH3_128bits_digest(state.get());
-  out.digest = KeyHash{h.low64, h.high64};
+  out.bytes = content.bytes();
+  out.digest = content.finish();
   return out;
 }
 
-std::optional<std::string> executable_build_id() {
-  static const std::optional<std::string> id = [] {
-    std::optional<std::string> found;
-    ::dl_iterate_phdr(find_build_id, &found);
-    return found;
+std::optional<std::string> loaded_code_identity() {
+  static const std::optional<std::string> identity = []() -> std::optional<std::string> {
+    CodeIdentityWalk walk;
+    ::dl_iterate_phdr(add_loaded_object, &walk);
+    if (!walk.complete || walk.first) return std::nullopt;
+    return walk.lines;
   }();
-  return id;
+  return identity;
 }
 
 std::vector<uint8_t> encode_build_inputs(const BuildInputs& inputs) {
   std::vector<uint8_t> out;
   put_text(out, kMemoFormat);
-  put_text(out, inputs.executable_build_id);
-  put_text(out, inputs.compressor_version);
+  put_text(out, inputs.code_identity);
   put_text(out, inputs.settings);
   append_u64_le(out, inputs.traces.size());
   for (const TraceFileDigest& t : inputs.traces) {
     put_text(out, t.path);
     append_u64_le(out, t.bytes);
-    append_u64_le(out, t.digest.low);
-    append_u64_le(out, t.digest.high);
+    out.insert(out.end(), t.digest.bytes.begin(), t.digest.bytes.end());
   }
   return out;
 }
 
 ArtifactIdentity memo_identity(const ArtifactCache& cache, const BuildInputs& inputs) {
-  const std::vector<uint8_t> bytes = encode_build_inputs(inputs);
-  return cache.identity(kMemoFormat, compile::ShaderStage::fragment,
-                        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return cache.blob_identity(kMemoFormat, encode_build_inputs(inputs));
 }
 
 std::vector<uint8_t> encode_build_outputs(const BuildOutputs& outputs) {

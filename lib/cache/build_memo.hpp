@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "lib/cache/artifact_cache.hpp"
-#include "lib/core/key_hash.hpp"
+#include "lib/core/content_digest.hpp"
 #include "lib/core/result.hpp"
 
 namespace shaderbake::cache {
@@ -19,27 +19,28 @@ namespace shaderbake::cache {
 // inputs differ in any byte misses and runs every stage; the artifact cache still serves its modules.
 //
 // What the identity holds, and why it is enough:
-// - the running executable's GNU build ID: any change to shaderbake's own code (readers, emitters, planner,
-//   writer) gives another ID, so no memo outlives the code that made it;
-// - the toolchain fingerprint (the cache adds it to every identity) and the zstd library's version (the
-//   dynamically linked libraries that decide output bytes);
+// - the code: the GNU build ID of every object loaded into the process (the executable, and each shared
+//   library: zstd, simdjson, xxhash, the toolchain's, libstdc++...), with its path. Any change to shaderbake's
+//   own code or an upgrade of a library gives another ID, so no memo outlives the code that made it;
+// - the toolchain fingerprint (the cache adds it to every identity);
 // - the settings that decide outputs (`settings`: e.g. --strict; never -j, which cannot change a byte);
-// - every trace, in order: its path as given (reports and diagnostics name it), its size and the XXH3-128
-//   digest of its content. This is the one place where a digest stands for bytes: a trace is megabytes to
-//   gigabytes and keeping a copy to compare would cost what the memo saves. The digest is taken again after a
-//   build and the memo is stored only when every trace still has the digest it had before (a trace rewritten
-//   during a build leaves no memo).
+// - every trace, in order: its path as given (reports and diagnostics name it), its size and the SHA-256 of
+//   its content. A collision-resistant digest stands for the bytes here, the one place in the tool where no
+//   byte compare confirms a hit: a trace is megabytes to gigabytes, and keeping a copy to compare would cost
+//   what the memo saves. The cache compares the rest of the identity byte for byte.
+// A build stores its memo only when the trace reader's own digest of what it parsed (FileSummary) equals the
+// digest the lookup used, for every trace read whole; a trace rewritten during the build, or not read to its
+// end, leaves no memo.
 struct TraceFileDigest {
   std::string path;
   uint64_t bytes = 0;
-  KeyHash digest;  // XXH3-128 of the content
+  ContentDigest digest;  // SHA-256 of the content
   friend bool operator==(const TraceFileDigest&, const TraceFileDigest&) = default;
 };
 
 struct BuildInputs {
-  std::string executable_build_id;  // hex
-  std::string compressor_version;   // the zstd library's
-  std::string settings;             // output-deciding options, canonical text
+  std::string code_identity;  // loaded_code_identity()
+  std::string settings;       // output-deciding options, canonical text
   std::vector<TraceFileDigest> traces;
 };
 
@@ -52,15 +53,17 @@ struct BuildOutputs {
   std::string summary_json; // the summary's input-determined fields (a JSON object)
 };
 
-// Streams one regular file through XXH3-128. An error (kind io, reason trace_not_digestible) for anything
+// Streams one regular file through SHA-256. An error (kind io, reason trace_not_digestible) for anything
 // that is not a regular file (a pipe cannot be read twice) or cannot be read.
 Result<TraceFileDigest> digest_trace_file(const std::string& path);
 
-// The GNU build ID note of the running executable, as hex; nullopt when it has none (then nothing may be
-// memoised: there would be no telling two builds of the tool apart).
-std::optional<std::string> executable_build_id();
+// One line per object loaded into this process, "PATH BUILD-ID-HEX" (the executable's path empty), in load
+// order; computed once. nullopt when the executable or a shared library has no GNU build ID note: then
+// nothing may be memoised, there would be no telling two builds of the code apart. (The kernel's vDSO, which
+// has no file, is left out.)
+std::optional<std::string> loaded_code_identity();
 
-// The canonical identity bytes of `inputs` (length-prefixed fields, format "build-memo/1"); the cache adds the
+// The canonical identity bytes of `inputs` (length-prefixed fields, format "build-memo/2"); the cache adds the
 // toolchain fingerprint when it makes the ArtifactIdentity (see memo_identity).
 std::vector<uint8_t> encode_build_inputs(const BuildInputs& inputs);
 ArtifactIdentity memo_identity(const ArtifactCache& cache, const BuildInputs& inputs);

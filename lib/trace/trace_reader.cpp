@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 #include <xxhash.h>
 
@@ -527,6 +528,8 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
     files_.push_back(FileSummary{});
     files_.back().path = path;
     FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+    std::optional<ContentHasher> content;
+    if (options_.digest_content) content.emplace();
     const size_t size = static_cast<size_t>(info.st_size);
     const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     size_t window = size_t{64} << 20;
@@ -552,12 +555,17 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
         window *= 2;  // one line longer than the window
       } else {
         status = read_lines(file, base, complete, available);
+        if (content) content->update(base, complete);  // after parsing: a change made meanwhile shows in it
         offset += complete;
         if (options_.progress) options_.progress(path, offset, size);
       }
       ::munmap(mapping, map_length);
     }
     ::close(fd);
+    if (content) {
+      files_.back().content_bytes = content->bytes();
+      files_.back().content_digest = content->finish();
+    }
     return status;
   }
 
@@ -567,6 +575,8 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
     files_.push_back(FileSummary{});
     files_.back().path = path;
     FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+    std::optional<ContentHasher> content;
+    if (options_.digest_content) content.emplace();
     constexpr size_t kChunk = size_t{4} << 20;
     std::vector<char> buffer(kChunk + simdjson::SIMDJSON_PADDING);
     size_t filled = 0;
@@ -591,10 +601,15 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
       }
       if (complete == 0) continue;
       status = read_lines(file, buffer.data(), complete, buffer.size());
+      if (content) content->update(buffer.data(), complete);
       std::memmove(buffer.data(), buffer.data() + complete, filled - complete);
       filled -= complete;
     }
     ::close(fd);
+    if (content) {
+      files_.back().content_bytes = content->bytes();
+      files_.back().content_digest = content->finish();
+    }
     return status;
   }
 
@@ -611,7 +626,14 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
     text.append(chunk, static_cast<size_t>(n));
   }
   ::close(fd);
-  return read_text(path, text, true, consumer);
+  const Status status = read_text(path, text, true, consumer);
+  if (options_.digest_content) {
+    ContentHasher content;
+    content.update(text.data(), text.size());
+    files_.back().content_bytes = content.bytes();
+    files_.back().content_digest = content.finish();
+  }
+  return status;
 }
 
 }  // namespace shaderbake::trace

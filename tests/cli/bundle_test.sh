@@ -26,7 +26,8 @@ check "a cold build stores what it compiles" test "$(json_field "$tmp/cold.json"
 "$bin" build "$trace" -o "$tmp/warm.sbk" --cache-dir "$tmp/cache" --report "$tmp/warm_report.json" --json \
   >"$tmp/warm.json" 2>"$tmp/warm.err"
 check "a no-change build exits as the cold one did" test $? -eq 1
-check "the cold build stored a build memo" test "$(json_field "$tmp/cold.json" "d['build_memo']")" = miss
+check "the cold build looked for a build memo" test "$(json_field "$tmp/cold.json" "d['build_memo']")" = miss
+check "the cold build stored its memo" test "$(json_field "$tmp/cold.json" "'build_memo_reason' not in d")" = True
 check "a no-change build is a memo hit" test "$(json_field "$tmp/warm.json" "d['build_memo']")" = hit
 check "warm build gives the same bytes" cmp -s "$tmp/cold.sbk" "$tmp/warm.sbk"
 check "warm build gives the same report" cmp -s "$tmp/report.json" "$tmp/warm_report.json"
@@ -38,7 +39,7 @@ check "warm build stores nothing" test "$(json_field "$tmp/warm.json" "d['cache'
 
 # Warm build running every stage (--no-build-memo): every module from the artifact cache, nothing stored.
 "$bin" build "$trace" -o "$tmp/staged.sbk" --cache-dir "$tmp/cache" --no-build-memo --json >"$tmp/staged.json" 2>/dev/null
-check "--no-build-memo runs every stage" test "$(json_field "$tmp/staged.json" "d['build_memo']")" = off
+check "--no-build-memo runs every stage" test "$(json_field "$tmp/staged.json" "d['build_memo']")" = disabled
 check "a staged warm build gives the same bytes" cmp -s "$tmp/cold.sbk" "$tmp/staged.sbk"
 check "a staged warm build misses nothing" test "$(json_field "$tmp/staged.json" "d['cache']['misses']")" = 0
 check "a staged warm build hits every module" test "$(json_field "$tmp/staged.json" "d['cache']['hits'] > 1")" = True
@@ -94,15 +95,27 @@ check "an edited trace is read again" test "$(json_field "$tmp/edited.json" "d['
   "$(($(json_field "$tmp/renamed.json" "d['draws']") + 1))"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/strict.sbk" --cache-dir "$tmp/cache" --strict --json >"$tmp/strict.json" 2>/dev/null
 check "--strict misses a memo made without it" test "$(json_field "$tmp/strict.json" "d['build_memo']")" = miss
-echo '{"type": "draw", "frame": 1, "draw": 1, "state": "no-such-state"}' >>"$tmp/edited.jsonl"
+# A bad record whose text holds a NUL and an escape byte: each diagnostic stays one whole line, control bytes
+# written as \xNN, and a hit prints exactly what the build printed.
+echo '{"type": "draw", "frame": 1, "draw": 1, "state": "no-such\u0000state\u001b[2J"}' >>"$tmp/edited.jsonl"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/bad_cold.err"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" --json >"$tmp/bad_warm.json" 2>"$tmp/bad_warm.err"
 check "a hit over a bad record is still a hit" test "$(json_field "$tmp/bad_warm.json" "d['build_memo']")" = hit
-check "a hit repeats the bad record's warning" grep -q "no-such-state" "$tmp/bad_warm.err"
+check "a hit repeats the bad record's warning" grep -qF 'no-such\x00state\x1b[2J' "$tmp/bad_warm.err"
+check "no control byte reaches stderr" test -z "$(tr -d '\n' <"$tmp/bad_warm.err" | tr -d '[:print:]')"
 check "a hit repeats every diagnostic" cmp -s "$tmp/bad_cold.err" "$tmp/bad_warm.err"
 check "a hit counts the bad record" test "$(json_field "$tmp/bad_warm.json" "sum(d['bad_records'].values())")" -ge 1
+# A trace that cannot be used as a whole (here: no capture record) leaves no memo: the next build runs again.
+echo '{"type": "draw", "frame": 1, "draw": 1, "state": "s1"}' >"$tmp/headless.jsonl"
+for run in first second; do
+  "$bin" build "$trace" "$tmp/headless.jsonl" -o "$tmp/headless.sbk" --cache-dir "$tmp/cache" --json \
+    >"$tmp/headless_$run.json" 2>/dev/null
+done
+check "a build with an unusable trace says why it stored no memo" grep -q "was not read whole" "$tmp/headless_first.json"
+check "... and the next build misses again" test "$(json_field "$tmp/headless_second.json" "d['build_memo']")" = miss
 cat "$trace" | "$bin" build /dev/stdin -o "$tmp/stdin.sbk" --cache-dir "$tmp/cache" --json >"$tmp/stdin.json" 2>/dev/null
-check "a trace on a pipe builds without a memo" test "$(json_field "$tmp/stdin.json" "d['build_memo']")" = off
+check "a trace on a pipe builds without a memo" test "$(json_field "$tmp/stdin.json" "d['build_memo']")" = unavailable
+check "... and says why" grep -q "not a regular file" "$tmp/stdin.json"
 
 # verify: the bundle passes; a damaged copy fails with exit 1 and a named problem.
 "$bin" verify "$tmp/cold.sbk" >"$tmp/verify.out" 2>&1
