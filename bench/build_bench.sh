@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Build benchmark on one generated trace: a cold `shaderbake build` (fresh --cache-dir) against a no-change warm
-# build (the same cache dir again: the build memo answers), against a warm build that runs every stage
-# (--no-build-memo: the trace is read, planned and assembled again, every module from the artifact cache, as
-# after an edit of the trace that adds no new state), and a cold -j1 against a cold -j2; every bundle must be
-# byte-identical. Runs are interleaved (cold -j2, warm, staged warm, cold -j1, then again) so that a noisy
-# stretch of the machine hits every variant; medians of RUNS (default 3) each, and the ratios of the medians.
+# Build benchmark on one generated trace, five variants:
+#   cold -j2   a fresh --cache-dir;
+#   warm       no change, the same cache dir again: the build memo answers;
+#   staged     the same with --no-build-memo: every stage runs, every module from the artifact cache;
+#   edited     the trace with one blank line added (no new record): a memo miss, which also pays the digests;
+#   cold -j1   a fresh --cache-dir on one thread.
+# Every bundle but the edited one (its report names another trace file) must be byte-identical. Runs are
+# interleaved (cold, warm, staged, edited, cold -j1, then again) so that a noisy stretch of the machine hits
+# every variant; medians of RUNS (default 3) each, and the ratios of the medians.
 # Usage: bench/build_bench.sh        BUILD_DIR picks the build directory (default build/), RUNS the run count,
 #                                    TMPDIR the work directory.
 # Prints figures; asserts nothing about time (it exits 1 only when the bundles differ).
@@ -25,8 +28,9 @@ echo "trace: samples/generate --seed 12 --frames 6000 --draws-per-frame 60 --sta
 
 results=$work/build_times.txt
 : >"$results"
-# build NAME JOBS CACHE_DIR [ARGS...]: one timed `shaderbake build`; appends
+# build NAME JOBS CACHE_DIR [ARGS...]: one timed `shaderbake build` of $build_trace; appends
 # "NAME wall user+sys internal_seconds hits misses memo".
+build_trace=$trace
 build() {
   local name=$1 jobs=$2 cache=$3 out=$work/$1.sbk rc=0 t0 t1 cpu
   shift 3
@@ -35,7 +39,7 @@ build() {
   t0=$(date +%s.%N)
   # Exit 1 is a build with per-key failures (emitters not implemented yet): the bundle is written.
   /usr/bin/env time -f '%U %S' -o "$work/$name.cpu" "$build_dir/shaderbake" build "${cache_args[@]}" -j "$jobs" --json \
-    "$trace" -o "$out" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
+    "$build_trace" -o "$out" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
   t1=$(date +%s.%N)
   if [[ $rc -ne 0 && $rc -ne 1 ]]; then
     tail -n 5 "$work/$name.err" >&2
@@ -56,10 +60,13 @@ EOF
 
 echo "run: name wall_s cpu_s(user+sys) internal_s cache_hits cache_misses build_memo"
 for ((i = 1; i <= runs; ++i)); do
-  rm -rf "$work/cache_$i" "$work/cache_j1_$i"
+  rm -rf "$work/cache_$i" "$work/cache_j1_$i" "$work"/*_j2_"$i".sbk "$work"/cold_j1_"$i".sbk
   build "cold_j2_$i" 2 "$work/cache_$i"
   build "warm_j2_$i" 2 "$work/cache_$i"
   build "staged_j2_$i" 2 "$work/cache_$i" --no-build-memo
+  # The same trace with one more blank line (no new record): a memo miss that pays both digests.
+  cp "$trace" "$work/edited.jsonl" && echo >>"$work/edited.jsonl"
+  build_trace=$work/edited.jsonl build "edited_j2_$i" 2 "$work/cache_$i"
   build "cold_j1_$i" 1 "$work/cache_j1_$i"
 done
 build nocache_j2 2 none
@@ -74,6 +81,7 @@ print("| build | wall s (median) | cpu s (median) | internal s (median) |")
 print("|---|---|---|---|")
 for label, prefix in [("cold -j2 (fresh cache dir)", "cold_j2_"), ("warm -j2, no change (same cache dir: memo)", "warm_j2_"),
                       ("warm -j2, every stage (--no-build-memo)", "staged_j2_"),
+                      ("warm -j2, trace edited (memo miss, no new state)", "edited_j2_"),
                       ("cold -j1 (fresh cache dir)", "cold_j1_"), ("--no-cache -j2 (one run)", "nocache_j2")]:
     print(f"| {label} | {med(prefix, 1):.2f} | {med(prefix, 2):.2f} | {med(prefix, 3):.2f} |")
 print()
@@ -83,15 +91,17 @@ def pair_median(prefix, col):
     return statistics.median(float(o[col]) / float(c[col]) for c, o in zip(cold, other))
 for what, col in [("wall", 1), ("cpu", 2), ("internal", 3)]:
     warm, staged, cold, j1 = med("warm_j2_", col), med("staged_j2_", col), med("cold_j2_", col), med("cold_j1_", col)
+    edited = med("edited_j2_", col)
     print(f"{what:8s}: warm/cold {100 * warm / cold:5.1f}% (per-pair median {100 * pair_median('warm_j2_', col):5.1f}%); "
           f"staged warm/cold {100 * staged / cold:5.1f}% (per-pair {100 * pair_median('staged_j2_', col):5.1f}%); "
-          f"cold -j1/-j2 {j1 / cold:4.2f}x")
+          f"edited/cold {100 * edited / cold:5.1f}%; cold -j1/-j2 {j1 / cold:4.2f}x")
 EOF
 
 echo
 first=""
 differ=0
-for f in "$work"/cold_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/cold_j1_*.sbk "$work"/nocache_j2.sbk; do
+bundles=("$work"/cold_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/staged_j2_*.sbk "$work"/cold_j1_*.sbk "$work"/nocache_j2.sbk)
+for f in "${bundles[@]}"; do
   if [[ -z $first ]]; then
     first=$f
   elif ! cmp -s "$first" "$f"; then
@@ -99,7 +109,7 @@ for f in "$work"/cold_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/cold_j1_*.sbk "$wor
     differ=1
   fi
 done
-n=$(ls "$work"/cold_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/cold_j1_*.sbk "$work"/nocache_j2.sbk | wc -l)
+n=${#bundles[@]}
 if ((differ)); then
   echo "bundles: NOT byte-identical across the $n builds"
   exit 1

@@ -177,8 +177,11 @@ int run_build(const BuildOptions& options) {
       if (std::optional<std::vector<uint8_t>> blob = artifact_cache->load_blob(*memo_id)) {
         Result<cache::BuildOutputs> remembered = cache::decode_build_outputs(*blob);
         std::optional<nlohmann::ordered_json> outcome;
-        if (remembered && (remembered->exit_code == kExitOk || remembered->exit_code == kExitFailures))
-          outcome = remembered_outcome(remembered->summary_json);
+        if (remembered) outcome = remembered_outcome(remembered->summary_json);
+        // ... and that agrees with itself: the bundle's size, the exit status its failures give.
+        if (outcome && (outcome->at("bundle_bytes") != remembered->bundle.size() ||
+                        remembered->exit_code != (outcome->at("failures") == 0 ? kExitOk : kExitFailures)))
+          outcome.reset();
         // A memo without what a build stores is not used: this build runs every stage and stores over it.
         if (outcome) {
           std::fwrite(remembered->diagnostics.data(), 1, remembered->diagnostics.size(), stderr);

@@ -46,20 +46,29 @@ class TerminalSink final : public DiagnosticSink {
   }
 
  private:
-  // mutex_ held. Messages quote trace data: control bytes (a NUL, a newline, a terminal escape) are written
-  // as \xNN, so that one record prints as one whole line and cannot drive the terminal.
+  // mutex_ held. Messages quote trace data: control characters (C0 and DEL bytes, and the C1 controls
+  // U+0080-U+009F, which are 0xC2 0x80-0x9F in UTF-8: a NUL, a newline, a terminal escape) are written as
+  // \xNN per byte, so that one record prints as one whole line and cannot drive the terminal.
   void emit(std::string_view line) {
-    const size_t start = transcript_.size();
-    for (const char c : line) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte >= 0x20 && byte != 0x7F) {
-        transcript_.push_back(c);
-        continue;
-      }
-      static constexpr char kHex[] = "0123456789abcdef";
+    static constexpr char kHex[] = "0123456789abcdef";
+    auto escape = [this](unsigned char byte) {
       transcript_ += "\\x";
       transcript_.push_back(kHex[byte >> 4]);
       transcript_.push_back(kHex[byte & 15]);
+    };
+    const size_t start = transcript_.size();
+    for (size_t i = 0; i < line.size(); ++i) {
+      const auto byte = static_cast<unsigned char>(line[i]);
+      const auto next = i + 1 < line.size() ? static_cast<unsigned char>(line[i + 1]) : 0;
+      if (byte == 0xC2 && next >= 0x80 && next <= 0x9F) {
+        escape(byte);
+        escape(next);
+        ++i;
+      } else if (byte < 0x20 || byte == 0x7F) {
+        escape(byte);
+      } else {
+        transcript_.push_back(static_cast<char>(byte));
+      }
     }
     transcript_.push_back('\n');
     std::fwrite(transcript_.data() + start, 1, transcript_.size() - start, stderr);

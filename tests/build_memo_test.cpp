@@ -179,7 +179,7 @@ TEST(BuildMemo, NamesEveryLoadedObjectByBuildId) {
   while (std::getline(lines, line)) {
     const size_t space = line.rfind(' ');
     ASSERT_NE(space, std::string::npos) << line;
-    EXPECT_EQ(line[0], '/') << line;
+    EXPECT_GT(space, 0u) << line;  // every object but the executable names its file
     EXPECT_GE(line.size() - space - 1, 16u) << line;
     saw_libstdcxx = saw_libstdcxx || line.find("libstdc++") != std::string::npos;
   }

@@ -62,11 +62,11 @@ std::string lines(std::initializer_list<std::string> records, bool final_newline
 }
 
 struct Ingest {
-  explicit Ingest(bool strict = false) : reader(model, options(strict), sink), census(reader) {}
-  static trace::ReaderOptions options(bool strict) {
+  explicit Ingest(bool strict = false, bool digest = false) : reader(model, options(strict, digest), sink), census(reader) {}
+  static trace::ReaderOptions options(bool strict, bool digest) {
     trace::ReaderOptions o;
     o.strict = strict;
-    o.digest_content = true;  // checked by the streaming and digest tests; the rest do not look
+    o.digest_content = digest;
     return o;
   }
   Status read(const std::string& text, bool document_form = false) {
@@ -358,23 +358,29 @@ TEST(TraceReader, streaming_from_a_file_across_chunk_boundaries_matches_reading_
     std::ofstream out(path, std::ios::binary);
     out << text;
   }
-  Ingest from_file, from_memory;
+  // From a file twice: mapped in windows (the default), and read in chunks (as a reader taking digests does).
+  Ingest from_file, chunked(false, true), from_memory;
   ASSERT_TRUE(from_file.reader.read_file(path.string(), from_file.census));
+  ASSERT_TRUE(chunked.reader.read_file(path.string(), chunked.census));
   ASSERT_TRUE(from_memory.read(text));
   std::filesystem::remove(path);
-  const auto a = from_file.census.counts(), b = from_memory.census.counts();
+  const auto a = from_file.census.counts(), b = from_memory.census.counts(), c = chunked.census.counts();
   EXPECT_EQ(a.draws, 60001u);
   EXPECT_EQ(a.draws, b.draws);
+  EXPECT_EQ(c.draws, b.draws);
   EXPECT_EQ(a.frames, b.frames);
+  EXPECT_EQ(c.frames, b.frames);
   EXPECT_EQ(a.unique_exact_keys, 2u);
   EXPECT_EQ(a.unique_pipeline_keys, 3u);
   EXPECT_EQ(a.unique_pipeline_keys, b.unique_pipeline_keys);
+  EXPECT_EQ(c.unique_pipeline_keys, b.unique_pipeline_keys);
   EXPECT_TRUE(from_file.reader.bad_records().empty());
-  // The digest the build memo confirms a trace with covers every byte, across windows.
+  EXPECT_TRUE(chunked.reader.bad_records().empty());
+  // The digest the build memo confirms a trace with covers every byte, across the reader's 4 MiB chunks.
   ContentHasher whole;
   whole.update(text.data(), text.size());
-  EXPECT_EQ(from_file.reader.files()[0].content_bytes, text.size());
-  EXPECT_EQ(from_file.reader.files()[0].content_digest, whole.finish());
+  EXPECT_EQ(chunked.reader.files()[0].content_bytes, text.size());
+  EXPECT_EQ(chunked.reader.files()[0].content_digest, whole.finish());
 }
 
 TEST(TraceReader, every_way_of_reading_a_file_digests_exactly_its_bytes) {
@@ -392,12 +398,13 @@ TEST(TraceReader, every_way_of_reading_a_file_digests_exactly_its_bytes) {
   ASSERT_EQ(::mkfifo((dir / "pipe.jsonl").c_str(), 0600), 0);
   std::thread writer([&] { std::ofstream(dir / "pipe.jsonl", std::ios::binary) << text; });
 
-  Ingest in;
-  ASSERT_TRUE(in.reader.read_file((dir / "t.jsonl").string(), in.census));   // mapped windows
-  ASSERT_TRUE(in.reader.read_file((dir / "pipe.jsonl").string(), in.census));  // a stream, in chunks
-  ASSERT_TRUE(in.reader.read_file((dir / "t.json").string(), in.census));     // the document form
+  Ingest in(false, true);
+  const Status regular = in.reader.read_file((dir / "t.jsonl").string(), in.census);  // a file, in chunks
+  const Status pipe = in.reader.read_file((dir / "pipe.jsonl").string(), in.census);  // a stream
+  const Status as_document = in.reader.read_file((dir / "t.json").string(), in.census);  // the document form
   writer.join();
   std::filesystem::remove_all(dir);
+  ASSERT_TRUE(regular && pipe && as_document);
   ASSERT_EQ(in.reader.files().size(), 3u);
   EXPECT_EQ(in.reader.files()[0].content_digest, text_digest);
   EXPECT_EQ(in.reader.files()[1].content_digest, text_digest);

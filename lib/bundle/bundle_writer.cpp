@@ -768,8 +768,10 @@ bool holds_exactly(const std::filesystem::path& path, std::span<const uint8_t> b
 }  // namespace
 
 Status write_file_if_changed(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  if (holds_exactly(path, bytes) && ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0) return ok_status();
-  return write_file_atomic(path, bytes);
+  if (!holds_exactly(path, bytes)) return write_file_atomic(path, bytes);
+  // The bytes are right; a time that cannot be set (a file of another owner) is no reason to replace it.
+  (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  return ok_status();
 }
 
 }  // namespace shaderbake::bundle

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,19 +78,25 @@ std::string build_id_of(const dl_phdr_info& info) {
     if (segment.p_type != PT_NOTE) continue;
     const auto* p = reinterpret_cast<const uint8_t*>(info.dlpi_addr + segment.p_vaddr);
     size_t left = segment.p_memsz;
+    // The description and the next note start at the segment's alignment (4, or 8 in an 8-aligned note
+    // segment such as GNU property notes), counted from the note's start.
+    const size_t align = segment.p_align == 8 ? 8 : 4;
+    auto aligned = [align](size_t n) { return (n + align - 1) & ~(align - 1); };
     while (left >= sizeof(ElfW(Nhdr))) {
       ElfW(Nhdr) note;
       std::memcpy(&note, p, sizeof note);
-      const size_t name_size = (size_t{note.n_namesz} + 3u) & ~size_t{3};
-      const size_t desc_size = (size_t{note.n_descsz} + 3u) & ~size_t{3};
-      if (name_size > left - sizeof note || desc_size > left - sizeof note - name_size) break;
+      // Bounded sizes first (at most `left`), so that the offsets below cannot overflow.
+      if (note.n_namesz > left || note.n_descsz > left) break;
+      const size_t desc_at = aligned(sizeof note + note.n_namesz);
+      const size_t next_at = aligned(desc_at + note.n_descsz);
+      if (desc_at + note.n_descsz > left) break;
       const uint8_t* name = p + sizeof note;
-      const uint8_t* desc = name + name_size;
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
           note.n_descsz > 0)
-        return hex_bytes(std::span<const uint8_t>(desc, note.n_descsz));
-      p += sizeof note + name_size + desc_size;
-      left -= sizeof note + name_size + desc_size;
+        return hex_bytes(std::span<const uint8_t>(p + desc_at, note.n_descsz));
+      if (next_at >= left) break;
+      p += next_at;
+      left -= next_at;
     }
   }
   return {};
@@ -104,8 +111,8 @@ struct CodeIdentityWalk {
 int add_loaded_object(dl_phdr_info* info, size_t, void* data) {
   auto* walk = static_cast<CodeIdentityWalk*>(data);
   const bool executable = std::exchange(walk->first, false);
+  if (!executable && info->dlpi_addr == ::getauxval(AT_SYSINFO_EHDR)) return 0;  // the vDSO: the kernel's
   const std::string path = executable || info->dlpi_name == nullptr ? std::string() : std::string(info->dlpi_name);
-  if (!executable && (path.empty() || path.front() != '/')) return 0;  // the vDSO: no file, the kernel's
   const std::string id = build_id_of(*info);
   if (id.empty()) walk->complete = false;
   walk->lines += path + " " + id + "\n";

@@ -4,6 +4,7 @@
 #include <spirv_cross/spirv_cross.hpp>
 
 #include <algorithm>
+#include <new>
 
 namespace shaderbake::compile {
 
@@ -56,6 +57,9 @@ Result<Reflection> reflect_spirv(const std::vector<uint32_t>& spirv) {
     std::sort(out.bindings.begin(), out.bindings.end(),
               [](const auto& a, const auto& b) { return a.set != b.set ? a.set < b.set : a.binding < b.binding; });
     return out;
+  } catch (const std::bad_alloc&) {
+    // Out of memory says nothing about the module: not a toolchain failure that the same input would repeat.
+    return Error{ErrorKind::internal, "out_of_memory", "SPIRV-Cross: out of memory", {}};
   } catch (const std::exception& ex) {
     Error e;
     e.kind = ErrorKind::toolchain;

@@ -521,15 +521,16 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
   if (fd < 0) return io_error("cannot open the trace");
 
   struct stat info {};
-  if (!document_form && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  // A digest must be of the very bytes parsed: a mapping shows another writer's changes between parsing and
+  // hashing, so a file to digest is read into a private buffer like a stream.
+  if (!document_form && !options_.digest_content && regular) {
     // Map the file window by window, each window populated in one call (page faults one page at a time
     // cost more than the parsing here), and read lines in place: no copy, and resident memory bounded by
     // the window whatever the trace's size. A window ends after its last complete line.
     files_.push_back(FileSummary{});
     files_.back().path = path;
     FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
-    std::optional<ContentHasher> content;
-    if (options_.digest_content) content.emplace();
     const size_t size = static_cast<size_t>(info.st_size);
     const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     size_t window = size_t{64} << 20;
@@ -555,21 +556,16 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
         window *= 2;  // one line longer than the window
       } else {
         status = read_lines(file, base, complete, available);
-        if (content) content->update(base, complete);  // after parsing: a change made meanwhile shows in it
         offset += complete;
         if (options_.progress) options_.progress(path, offset, size);
       }
       ::munmap(mapping, map_length);
     }
     ::close(fd);
-    if (content) {
-      files_.back().content_bytes = content->bytes();
-      files_.back().content_digest = content->finish();
-    }
     return status;
   }
 
-  // Pipes and other streams: read in chunks; only complete lines are handed on, a partial line at a
+  // Pipes, other streams and files to digest: read in chunks; only complete lines are handed on, a partial line at a
   // chunk's end moves to the front of the buffer. Every chunk keeps SIMDJSON_PADDING spare bytes.
   if (!document_form) {
     files_.push_back(FileSummary{});
@@ -577,6 +573,10 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
     FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
     std::optional<ContentHasher> content;
     if (options_.digest_content) content.emplace();
+    const uint64_t total = regular ? static_cast<uint64_t>(info.st_size) : 0;  // for progress only
+    constexpr uint64_t kProgressStep = uint64_t{64} << 20;
+    uint64_t done = 0;
+    uint64_t next_progress = kProgressStep;
     constexpr size_t kChunk = size_t{4} << 20;
     std::vector<char> buffer(kChunk + simdjson::SIMDJSON_PADDING);
     size_t filled = 0;
@@ -604,8 +604,14 @@ Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
       if (content) content->update(buffer.data(), complete);
       std::memmove(buffer.data(), buffer.data() + complete, filled - complete);
       filled -= complete;
+      done += complete;
+      if (options_.progress && total && done >= next_progress && done < total) {
+        options_.progress(path, done, total);
+        next_progress = done + kProgressStep;
+      }
     }
     ::close(fd);
+    if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
     if (content) {
       files_.back().content_bytes = content->bytes();
       files_.back().content_digest = content->finish();

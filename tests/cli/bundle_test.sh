@@ -95,13 +95,13 @@ check "an edited trace is read again" test "$(json_field "$tmp/edited.json" "d['
   "$(($(json_field "$tmp/renamed.json" "d['draws']") + 1))"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/strict.sbk" --cache-dir "$tmp/cache" --strict --json >"$tmp/strict.json" 2>/dev/null
 check "--strict misses a memo made without it" test "$(json_field "$tmp/strict.json" "d['build_memo']")" = miss
-# A bad record whose text holds a NUL and an escape byte: each diagnostic stays one whole line, control bytes
+# A bad record whose text holds a NUL, an escape byte and a C1 control (U+009B, CSI): each diagnostic stays one whole line, control bytes
 # written as \xNN, and a hit prints exactly what the build printed.
-echo '{"type": "draw", "frame": 1, "draw": 1, "state": "no-such\u0000state\u001b[2J"}' >>"$tmp/edited.jsonl"
+echo '{"type": "draw", "frame": 1, "draw": 1, "state": "no-such\u0000state\u001b[2J\u009b"}' >>"$tmp/edited.jsonl"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/bad_cold.err"
 "$bin" build "$tmp/edited.jsonl" -o "$tmp/edited.sbk" --cache-dir "$tmp/cache" --json >"$tmp/bad_warm.json" 2>"$tmp/bad_warm.err"
 check "a hit over a bad record is still a hit" test "$(json_field "$tmp/bad_warm.json" "d['build_memo']")" = hit
-check "a hit repeats the bad record's warning" grep -qF 'no-such\x00state\x1b[2J' "$tmp/bad_warm.err"
+check "a hit repeats the bad record's warning" grep -qF 'no-such\x00state\x1b[2J\xc2\x9b"' "$tmp/bad_warm.err"
 check "no control byte reaches stderr" test -z "$(tr -d '\n' <"$tmp/bad_warm.err" | tr -d '[:print:]')"
 check "a hit repeats every diagnostic" cmp -s "$tmp/bad_cold.err" "$tmp/bad_warm.err"
 check "a hit counts the bad record" test "$(json_field "$tmp/bad_warm.json" "sum(d['bad_records'].values())")" -ge 1
