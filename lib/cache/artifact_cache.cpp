@@ -34,12 +34,6 @@ constexpr char kEntrySuffix[] = ".sbkc";
 constexpr char kTempInfix[] = ".sbkc.tmp.";
 constexpr auto kStaleTempAge = std::chrono::hours(1);
 
-void put_field(std::vector<uint8_t>& out, const void* data, size_t size) {
-  append_u64_le(out, size);
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), bytes, bytes + size);
-}
-
 Error entry_error(const char* reason, const ArtifactIdentity& identity, const std::string& what) {
   Error e;
   e.kind = ErrorKind::bad_input;
@@ -111,12 +105,12 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
   id.bytes_.reserve(5 * 8 + 4 + 1 + emitter_id.size() + source.size() + toolchain.size());
   std::vector<uint8_t> version;
   append_u32_le(version, kCacheFormatVersion);
-  put_field(id.bytes_, version.data(), version.size());
-  put_field(id.bytes_, emitter_id.data(), emitter_id.size());
+  append_length_prefixed(id.bytes_, version.data(), version.size());
+  append_length_prefixed(id.bytes_, emitter_id.data(), emitter_id.size());
   const auto stage_byte = static_cast<uint8_t>(stage);
-  put_field(id.bytes_, &stage_byte, 1);
-  put_field(id.bytes_, source.data(), source.size());
-  put_field(id.bytes_, toolchain.data(), toolchain.size());
+  append_length_prefixed(id.bytes_, &stage_byte, 1);
+  append_length_prefixed(id.bytes_, source.data(), source.size());
+  append_length_prefixed(id.bytes_, toolchain.data(), toolchain.size());
   id.stage_ = stage;
   id.hash_ = KeyHash::of(id.bytes_);
   return id;

@@ -26,13 +26,9 @@ constexpr std::string_view kMemoFormat = "build-memo/2";
 // bundle | report JSON | diagnostics | summary JSON.
 constexpr uint32_t kPayloadVersion = 1;
 
-void put_bytes(std::vector<uint8_t>& out, const void* data, size_t size) {
-  append_u64_le(out, size);
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), bytes, bytes + size);
+void put_text(std::vector<uint8_t>& out, std::string_view text) {
+  append_length_prefixed(out, text.data(), text.size());
 }
-
-void put_text(std::vector<uint8_t>& out, std::string_view text) { put_bytes(out, text.data(), text.size()); }
 
 Error memo_error(const std::string& what) {
   Error e;
@@ -194,7 +190,7 @@ std::vector<uint8_t> encode_build_outputs(const BuildOutputs& outputs) {
               outputs.summary_json.size() + 48);
   append_u32_le(out, kPayloadVersion);
   append_u32_le(out, static_cast<uint32_t>(outputs.exit_code));
-  put_bytes(out, outputs.bundle.data(), outputs.bundle.size());
+  append_length_prefixed(out, outputs.bundle.data(), outputs.bundle.size());
   put_text(out, outputs.report_json);
   put_text(out, outputs.diagnostics);
   put_text(out, outputs.summary_json);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,14 @@ inline void append_u32_le(std::vector<uint8_t>& out, uint32_t v) {
 inline void append_u64_le(std::vector<uint8_t>& out, uint64_t v) {
   append_u32_le(out, static_cast<uint32_t>(v));
   append_u32_le(out, static_cast<uint32_t>(v >> 32));
+}
+
+// A length-prefixed field of the tool's identity encodings and cache files: a u64 byte count, then the bytes.
+// The prefixes make a sequence of fields unambiguous (no two different tuples give the same bytes).
+inline void append_length_prefixed(std::vector<uint8_t>& out, const void* data, size_t size) {
+  append_u64_le(out, size);
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), bytes, bytes + size);
 }
 
 }  // namespace shaderbake
