@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Build benchmark on one generated trace, five variants:
+# Build benchmark on one generated trace, six variants:
 #   cold -j2   a fresh --cache-dir;
+#   cold plain the same with --no-build-memo (what the memo costs a cold build: its digests and its store);
 #   warm       no change, the same cache dir again: the build memo answers;
 #   staged     the same with --no-build-memo: every stage runs, every module from the artifact cache;
 #   edited     the trace with one blank line added (no new record): a memo miss, which also pays the digests;
 #   cold -j1   a fresh --cache-dir on one thread.
 # Every bundle but the edited one (its report names another trace file) must be byte-identical. Runs are
-# interleaved (cold, warm, staged, edited, cold -j1, then again) so that a noisy stretch of the machine hits
+# interleaved (cold, cold plain, warm, staged, edited, cold -j1, then again) so that a noisy stretch of the machine hits
 # every variant; medians of RUNS (default 3) each, and the ratios of the medians.
 # Usage: bench/build_bench.sh        BUILD_DIR picks the build directory (default build/), RUNS the run count,
 #                                    TMPDIR the work directory.
@@ -60,8 +61,9 @@ EOF
 
 echo "run: name wall_s cpu_s(user+sys) internal_s cache_hits cache_misses build_memo"
 for ((i = 1; i <= runs; ++i)); do
-  rm -rf "$work/cache_$i" "$work/cache_j1_$i" "$work"/*_j2_"$i".sbk "$work"/cold_j1_"$i".sbk
+  rm -rf "$work/cache_$i" "$work/cache_plain_$i" "$work/cache_j1_$i" "$work"/*_j2_"$i".sbk "$work"/cold_j1_"$i".sbk
   build "cold_j2_$i" 2 "$work/cache_$i"
+  build "coldplain_j2_$i" 2 "$work/cache_plain_$i" --no-build-memo
   build "warm_j2_$i" 2 "$work/cache_$i"
   build "staged_j2_$i" 2 "$work/cache_$i" --no-build-memo
   # The same trace with one more blank line (no new record): a memo miss that pays both digests.
@@ -79,7 +81,9 @@ def med(prefix, col):
 print()
 print("| build | wall s (median) | cpu s (median) | internal s (median) |")
 print("|---|---|---|---|")
-for label, prefix in [("cold -j2 (fresh cache dir)", "cold_j2_"), ("warm -j2, no change (same cache dir: memo)", "warm_j2_"),
+for label, prefix in [("cold -j2 (fresh cache dir)", "cold_j2_"),
+                      ("cold -j2, --no-build-memo (fresh cache dir)", "coldplain_j2_"),
+                      ("warm -j2, no change (same cache dir: memo)", "warm_j2_"),
                       ("warm -j2, every stage (--no-build-memo)", "staged_j2_"),
                       ("warm -j2, trace edited (memo miss, no new state)", "edited_j2_"),
                       ("cold -j1 (fresh cache dir)", "cold_j1_"), ("--no-cache -j2 (one run)", "nocache_j2")]:
@@ -94,13 +98,14 @@ for what, col in [("wall", 1), ("cpu", 2), ("internal", 3)]:
     edited = med("edited_j2_", col)
     print(f"{what:8s}: warm/cold {100 * warm / cold:5.1f}% (per-pair median {100 * pair_median('warm_j2_', col):5.1f}%); "
           f"staged warm/cold {100 * staged / cold:5.1f}% (per-pair {100 * pair_median('staged_j2_', col):5.1f}%); "
-          f"edited/cold {100 * edited / cold:5.1f}%; cold -j1/-j2 {j1 / cold:4.2f}x")
+          f"edited/cold {100 * edited / cold:5.1f}%; cold -j1/-j2 {j1 / cold:4.2f}x; "
+          f"cold with/without memo {cold / med('coldplain_j2_', col):5.3f}x")
 EOF
 
 echo
 first=""
 differ=0
-bundles=("$work"/cold_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/staged_j2_*.sbk "$work"/cold_j1_*.sbk "$work"/nocache_j2.sbk)
+bundles=("$work"/cold_j2_*.sbk "$work"/coldplain_j2_*.sbk "$work"/warm_j2_*.sbk "$work"/staged_j2_*.sbk "$work"/cold_j1_*.sbk "$work"/nocache_j2.sbk)
 for f in "${bundles[@]}"; do
   if [[ -z $first ]]; then
     first=$f

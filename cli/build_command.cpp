@@ -64,6 +64,26 @@ std::optional<nlohmann::ordered_json> remembered_outcome(const std::string& text
   return s;
 }
 
+struct Remembered {
+  cache::BuildOutputs outputs;
+  nlohmann::ordered_json outcome;  // parsed from outputs.summary_json
+};
+
+// The memo stored for `id`, when there is one that holds what a build stores and agrees with itself (the
+// bundle's size, the exit status its failures give). Anything else is not used: the build runs every stage and
+// stores a good memo over it.
+std::optional<Remembered> recall(cache::ArtifactCache& artifact_cache, const cache::ArtifactIdentity& id) {
+  std::optional<std::vector<uint8_t>> blob = artifact_cache.load_blob(id);
+  if (!blob) return std::nullopt;
+  Result<cache::BuildOutputs> outputs = cache::decode_build_outputs(*blob);
+  if (!outputs) return std::nullopt;
+  std::optional<nlohmann::ordered_json> outcome = remembered_outcome(outputs->summary_json);
+  if (!outcome || outcome->at("bundle_bytes") != outputs->bundle.size() ||
+      outputs->exit_code != (outcome->at("failures") == 0 ? kExitOk : kExitFailures))
+    return std::nullopt;
+  return Remembered{std::move(*outputs), std::move(*outcome)};
+}
+
 // What became of the build memo: "hit", "miss" (looked up, not found; `reason` says when none was stored),
 // "disabled" (--no-build-memo, --no-cache) or "unavailable" (`reason`: no build IDs, a trace on a pipe).
 struct MemoState {
@@ -174,27 +194,17 @@ int run_build(const BuildOptions& options) {
       inputs = std::move(*described);
       memo_id = cache::memo_identity(*artifact_cache, *inputs);
       memo.state = "miss";
-      if (std::optional<std::vector<uint8_t>> blob = artifact_cache->load_blob(*memo_id)) {
-        Result<cache::BuildOutputs> remembered = cache::decode_build_outputs(*blob);
-        std::optional<nlohmann::ordered_json> outcome;
-        if (remembered) outcome = remembered_outcome(remembered->summary_json);
-        // ... and that agrees with itself: the bundle's size, the exit status its failures give.
-        if (outcome && (outcome->at("bundle_bytes") != remembered->bundle.size() ||
-                        remembered->exit_code != (outcome->at("failures") == 0 ? kExitOk : kExitFailures)))
-          outcome.reset();
-        // A memo without what a build stores is not used: this build runs every stage and stores over it.
-        if (outcome) {
-          std::fwrite(remembered->diagnostics.data(), 1, remembered->diagnostics.size(), stderr);
-          if (const int code = write_outputs(options, remembered->bundle, remembered->report_json); code != kExitOk)
-            return code;
-          print_summary(options, *outcome, threads, seconds(), artifact_cache, {"hit", {}});
-          return remembered->exit_code;
-        }
+      if (std::optional<Remembered> hit = recall(*artifact_cache, *memo_id)) {
+        std::fwrite(hit->outputs.diagnostics.data(), 1, hit->outputs.diagnostics.size(), stderr);
+        if (const int code = write_outputs(options, hit->outputs.bundle, hit->outputs.report_json); code != kExitOk)
+          return code;
+        print_summary(options, hit->outcome, threads, seconds(), artifact_cache, {"hit", {}});
+        return hit->outputs.exit_code;
       }
     }
   }
 
-  TerminalSink sink;
+  TerminalSink sink(10, memo_id.has_value());
   nv2a::Nv2aGuestModel model;
   trace::ReaderOptions reader_options = trace_reader_options(options.strict);
   reader_options.digest_content = memo_id.has_value();

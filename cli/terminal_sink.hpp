@@ -13,11 +13,12 @@ namespace shaderbake::cli {
 
 // Prints diagnostics to stderr as "warning: FILE:LINE:COL: message (at /pointer)". After `per_reason_limit`
 // messages of one reason it stays quiet about that reason; print_suppressed() says how many were held back.
-// Every line it prints is also kept in transcript(), for a command that must print the same lines again
-// later (build's memo).
+// With `keep_transcript`, every line it prints is also kept in transcript(), for a command that must print the
+// same lines again later (build's memo).
 class TerminalSink final : public DiagnosticSink {
  public:
-  explicit TerminalSink(uint64_t per_reason_limit = 10) : limit_(per_reason_limit) {}
+  explicit TerminalSink(uint64_t per_reason_limit = 10, bool keep_transcript = false)
+      : limit_(per_reason_limit), keep_transcript_(keep_transcript) {}
 
   void report(Severity severity, const Error& error) override {
     std::lock_guard lock(mutex_);
@@ -51,12 +52,13 @@ class TerminalSink final : public DiagnosticSink {
   // \xNN per byte, so that one record prints as one whole line and cannot drive the terminal.
   void emit(std::string_view line) {
     static constexpr char kHex[] = "0123456789abcdef";
-    auto escape = [this](unsigned char byte) {
-      transcript_ += "\\x";
-      transcript_.push_back(kHex[byte >> 4]);
-      transcript_.push_back(kHex[byte & 15]);
+    std::string out;
+    out.reserve(line.size() + 1);
+    auto escape = [&out](unsigned char byte) {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 15]);
     };
-    const size_t start = transcript_.size();
     for (size_t i = 0; i < line.size(); ++i) {
       const auto byte = static_cast<unsigned char>(line[i]);
       const auto next = i + 1 < line.size() ? static_cast<unsigned char>(line[i + 1]) : 0;
@@ -67,14 +69,16 @@ class TerminalSink final : public DiagnosticSink {
       } else if (byte < 0x20 || byte == 0x7F) {
         escape(byte);
       } else {
-        transcript_.push_back(static_cast<char>(byte));
+        out.push_back(static_cast<char>(byte));
       }
     }
-    transcript_.push_back('\n');
-    std::fwrite(transcript_.data() + start, 1, transcript_.size() - start, stderr);
+    out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stderr);
+    if (keep_transcript_) transcript_ += out;
   }
 
   uint64_t limit_;
+  bool keep_transcript_;
   mutable std::mutex mutex_;
   std::map<std::string, uint64_t> counts_;
   std::string transcript_;  // guarded by mutex_

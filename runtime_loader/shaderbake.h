@@ -504,18 +504,22 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
  * the index entry points at does not hold a key of the entry's hash. */
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry);
 
-/* Stage and sizes of module `module`. SBK_ERROR_CORRUPT when the row's 16-bit check fails, its frame does not
- * lie inside MODULE_DATA, the stage is not vertex or fragment, the raw size is not a non-zero multiple of 4,
- * or the frame's own header disagrees with the sizes (only the frame's headers are read; nothing is
- * decoded). The row check catches all but ~1 in 65,536 damaged rows; sbk_bundle_check_sections the rest. */
+/* Stage, sizes and parent of module `module`. SBK_ERROR_CORRUPT when the row's 32-bit check fails, its frame
+ * does not lie inside MODULE_DATA, the stage is not vertex or fragment, the raw size is not a non-zero multiple
+ * of 4 or exceeds SBK_BUNDLE_MAX_MODULE_SIZE, the parent is out of range or the module itself, the flags have
+ * unknown bits or the reserved field is not zero, or the frame's own header disagrees with the sizes (only the
+ * frame's headers are read; nothing is decoded). The row check catches all but ~1 in 4 billion damaged rows;
+ * sbk_bundle_check_sections the rest. */
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info);
 
 /* Decompresses module `module` into `out` (`capacity` bytes; the size it needs is info.raw_size) and checks
  * its checksum. `zstd_dctx` is an optional ZSTD_DCtx* of the caller's (reused across calls, one per
  * thread); with NULL the call allocates one for itself. A renderer that reads modules during play passes a
- * dctx and calls sbk_bundle_prepare_dictionary once after open: then a read costs the decoding alone. A module
- * with a parent (info.parent) is decoded against the parent's content too: the call decodes the parent first,
- * in a heap block of the dictionary's size plus the parent's, freed before it returns.
+ * dctx and calls sbk_bundle_prepare_dictionary once after open: then reading a module without a parent costs
+ * the decoding alone. A module with a parent (info.parent) is decoded against the dictionary and the parent's
+ * content: the call decodes the parent first, in a heap block of the dictionary's size plus the parent's, freed
+ * before it returns, and zstd loads that block as the dictionary on every such read (the prepared dictionary
+ * does not serve it), which costs several times a parentless read (README, Performance).
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
@@ -1647,7 +1651,7 @@ static const char* sbk__spirv_operands(uint32_t opcode) {
   }
 }
 
-/* Coding state shared by sbk_spirv_pack and sbk_spirv_unpack_in_place. */
+/* Coding state shared by sbk_spirv_pack and sbk__spirv_unpack. */
 typedef struct sbk__spirv_state {
   uint32_t max_id;      /* the largest result ID so far (updated after each instruction) */
   uint32_t first_local; /* inside functions (from the first OpFunction on): IDs from here are local */
@@ -1993,16 +1997,20 @@ static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, c
   }
   scratch = (uint8_t*)malloc(dict_size + parent_payload);
   if (scratch == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  /* One context for both frames, the caller's or one of this call's. */
+  if (dctx == NULL && (dctx = ZSTD_createDCtx()) == NULL) {
+    free(scratch);
+    return SBK_ERROR_OUT_OF_MEMORY;
+  }
   if (dict_size) memcpy(scratch, sbk__section_bytes(b, SBK_SECTION_DICTIONARY), dict_size);
   r = sbk__decompress(b, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(pe), parent_info.compressed_size,
-                      scratch + dict_size, parent_payload, (int)(sbk__get_u16(pe + 32) & 1u), caller_dctx);
-  if (r == SBK_OK && dctx == NULL && (dctx = ZSTD_createDCtx()) == NULL) r = SBK_ERROR_OUT_OF_MEMORY;
+                      scratch + dict_size, parent_payload, (int)(sbk__get_u16(pe + 32) & 1u), dctx);
   if (r == SBK_OK) {
     n = ZSTD_decompress_usingDict(dctx, out, payload_size, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
                                   info->compressed_size, scratch, dict_size + parent_payload);
     if (ZSTD_isError(n) || n != payload_size) r = SBK_ERROR_CORRUPT;
   }
-  if (caller_dctx == NULL && dctx != NULL) ZSTD_freeDCtx(dctx);
+  if (caller_dctx == NULL) ZSTD_freeDCtx(dctx);
   free(scratch);
   return r;
 }

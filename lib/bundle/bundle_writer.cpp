@@ -164,8 +164,8 @@ std::vector<uint64_t> sketch_of(std::span<const uint8_t> payload) {
 // kCandidates most resembling modules; modules that are candidates of the most others become parents first,
 // and each other module takes the parent among its candidates it shares the most with. Deterministic: counts,
 // then module order.
+constexpr size_t kCandidates = 4, kMinShared = 8, kCommonHolders = 256;
 std::vector<uint32_t> choose_parents(const std::vector<std::span<const uint8_t>>& modules) {
-  constexpr size_t kCandidates = 4, kMinShared = 8, kCommonHolders = 256;
   const size_t n = modules.size();
   std::vector<std::vector<uint64_t>> sketches(n);
   for (size_t i = 0; i < n; ++i) sketches[i] = sketch_of(modules[i]);
@@ -292,10 +292,12 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
                                           const std::vector<const std::vector<uint32_t>*>& modules,
                                           const WriteOptions& options) {
   ByteWriter w;
+  // The tag names the method; its parameters follow as numbers, so changing a constant changes the identity.
   const std::string_view tag =
-      "shaderbake-bundle-compression/4 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by 64-sketches of "
-      "12-byte substrings (4 candidates sharing >= 8 of 64, most wanted first, no hashes held by > 256 modules)";
+      "shaderbake-bundle-compression/5 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by "
+      "bottom-k sketches of substrings (candidates, least shared, most common skipped; most wanted first)";
   w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
+  for (size_t v : {kSketchSize, kShingleBytes, kCandidates, kMinShared, kCommonHolders}) w.u32(static_cast<uint32_t>(v));
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
     w.u32(v);
   w.u64(options.dictionary_capacity);
