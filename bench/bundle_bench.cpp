@@ -37,6 +37,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "runtime_loader/shaderbake.h"
 
@@ -205,7 +206,7 @@ Corpus& corpus(size_t entries) {
   c->path = (std::filesystem::temp_directory_path() /
              ("sbk_bundle_bench_" + std::to_string(::getpid()) + "_" + std::to_string(entries) + ".sbk"))
                 .string();
-  if (const Status s = bundle::write_file_atomic(c->path, c->bytes); !s) {
+  if (const Status s = io::write_output(c->path, c->bytes); !s) {
     std::fprintf(stderr, "bundle_bench: %s\n", s.error().to_string().c_str());
     std::exit(1);
   }

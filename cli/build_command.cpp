@@ -14,11 +14,15 @@
 #include <thread>
 
 #include "cli/cache_options.hpp"
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
+#include "cli/thread_count.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/cache/build_memo.hpp"
@@ -110,7 +114,7 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
     summary["cache"] = cache_summary(artifact_cache);  // counts every entry lookup and store, the memo's too
     summary["build_memo"] = memo.state;
     if (!memo.reason.empty()) summary["build_memo_reason"] = memo.reason;
-    std::printf("%s\n", summary.dump(2).c_str());
+    print_json(summary);
     return;
   }
   std::printf("%s: %s, %llu draws -> %llu exact keys, %llu families, %llu exact + %llu fallback pipelines\n",
@@ -135,10 +139,8 @@ int write_outputs(const BuildOptions& options, std::span<const uint8_t> bundle, 
   const std::span<const uint8_t> report_bytes(reinterpret_cast<const uint8_t*>(report.data()), report.size());
   for (const auto& [path, bytes] : {std::pair{options.output, bundle}, std::pair{options.report, report_bytes}}) {
     if (path.empty()) continue;
-    if (const Status s = bundle::write_file_if_changed(path, bytes); !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
-      return kExitOutput;
-    }
+    if (const Status s = io::write_output(path, bytes, io::IfIdentical::keep); !s)
+      return report_output_failure(s.error());
   }
   return kExitOk;
 }
@@ -176,11 +178,35 @@ std::string why_not_remembered(const cache::BuildInputs& inputs, const trace::Tr
   return {};
 }
 
+// The compile phase's progress on a terminal: one line rewritten in place, modules done of each phase.
+std::function<void(std::string_view, size_t, size_t)> terminal_compile_progress(unsigned threads) {
+  if (::isatty(STDERR_FILENO) == 0) return {};
+  return [threads](std::string_view phase, size_t done, size_t total) {
+    std::fprintf(stderr, "\rcompiling %.*s modules on %u threads: %zu / %zu%s", static_cast<int>(phase.size()),
+                 phase.data(), threads, done, total, done == total ? "\n" : "");
+  };
+}
+
+// The traces that could not be used as a whole (no capture record, unreadable...), each named on stderr.
+size_t report_unusable_traces(const trace::TraceReader& reader) {
+  size_t unusable = 0;
+  for (const trace::FileSummary& file : reader.files())
+    if (!file.readable) {
+      ++unusable;
+      print_error(file.path + ": the trace could not be used (see above); the outputs hold the other traces' draws only");
+    }
+  return unusable;
+}
+
 }  // namespace
 
 int run_build(const BuildOptions& options) {
+  if (const int code = refuse_clashing_outputs(named_paths("trace", options.traces),
+                                               {{"-o", options.output}, {"--report", options.report}});
+      code != kExitOk)
+    return code;
   const auto start = Clock::now();
-  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = compile_threads(options.jobs);
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
 
@@ -211,8 +237,9 @@ int run_build(const BuildOptions& options) {
   trace::TraceReader reader(model, reader_options, sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
+  const size_t unusable_traces = report_unusable_traces(reader);
   if (census.counts().draws == 0) {
-    std::fprintf(stderr, "error: the traces hold no usable draw: nothing to build (see the warnings above)\n");
+    print_error("the traces hold no usable draw: nothing to build (see the warnings above)");
     return kExitBadInput;
   }
 
@@ -225,16 +252,16 @@ int run_build(const BuildOptions& options) {
     compression_memo.emplace(*artifact_cache);
     build.write.memo = &*compression_memo;
   }
-  if (::isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "compiling on %u threads...\n", build.threads);
+  build.progress = terminal_compile_progress(build.threads);
   auto result = plan::build_bundle(reader, census, model, build);
   if (!result) {
-    std::fprintf(stderr, "error: %s\n", result.error().to_string().c_str());
+    print_error(result.error().to_string());
     return result.error().kind == ErrorKind::toolchain ? kExitToolchain : kExitFailures;
   }
   for (const plan::BuildFailure& f : result->failures) sink.print_line("error: " + f.error.to_string());
 
   cache::BuildOutputs outputs;
-  outputs.exit_code = result->failures.empty() ? kExitOk : kExitFailures;
+  outputs.exit_code = result->failures.empty() && unusable_traces == 0 ? kExitOk : kExitFailures;
   outputs.report_json = nlohmann::ordered_json::parse(result->report_json).dump(2) + "\n";
   const nlohmann::ordered_json outcome = outcome_summary(*result, census, reader);
   if (const int code = write_outputs(options, result->bytes, outputs.report_json); code != kExitOk) return code;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "lib/cache/artifact_cache.hpp"
@@ -47,19 +48,18 @@ std::optional<uint64_t> parse_size(std::string_view text) {
 int run_cache_prune(const CachePruneOptions& options) {
   const std::optional<uint64_t> max_bytes = parse_size(options.max_size);
   if (!max_bytes) {
-    std::fprintf(stderr, "error: --max-size %s: not a size; give bytes or a number with K, M, G or T (e.g. 500M)\n",
-                 options.max_size.c_str());
+    print_error("--max-size " + options.max_size + ": not a size; give bytes or a number with K, M, G or T (e.g. 500M)");
     return kExitUsage;
   }
   Result<std::filesystem::path> dir =
       options.cache_dir.empty() ? cache::default_directory() : Result<std::filesystem::path>(options.cache_dir);
   if (!dir) {
-    std::fprintf(stderr, "error: no cache directory: %s; pass --cache-dir DIR\n", dir.error().message.c_str());
+    print_error("no cache directory: " + dir.error().message + "; pass --cache-dir DIR");
     return kExitUsage;
   }
   const Result<cache::PruneResult> pruned = cache::prune(*dir, *max_bytes);
   if (!pruned) {
-    std::fprintf(stderr, "error: %s\n", pruned.error().to_string().c_str());
+    print_error(pruned.error().to_string());
     return kExitOutput;
   }
   const cache::PruneResult& r = *pruned;
@@ -76,7 +76,7 @@ int run_cache_prune(const CachePruneOptions& options) {
     j["entries_after"] = entries_after;
     j["bytes_after"] = bytes_after;
     j["temp_files_removed"] = r.temp_files_removed;
-    std::printf("%s\n", j.dump(2).c_str());
+    print_json(j);
   } else {
     std::printf("removed %llu of %llu entries (%llu of %llu bytes) from %s; %llu entries (%llu bytes) remain",
                 static_cast<unsigned long long>(r.entries_removed), static_cast<unsigned long long>(r.entries_before),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli/cache_options.hpp"
+#include "cli/command_output.hpp"
 
 #include <cstdio>
 
@@ -11,8 +12,7 @@ std::unique_ptr<cache::ArtifactCache> open_artifact_cache(const std::string& cac
   Result<std::filesystem::path> dir =
       cache_dir.empty() ? cache::default_directory() : Result<std::filesystem::path>(std::filesystem::path(cache_dir));
   if (dir) out = std::make_unique<cache::ArtifactCache>(*dir);
-  else std::fprintf(stderr, "warning: compiling without the artifact cache: %s; pass --cache-dir DIR\n",
-                    dir.error().message.c_str());
+  else print_warning("compiling without the artifact cache: " + dir.error().message + "; pass --cache-dir DIR");
   return out;
 }
 
@@ -20,9 +20,8 @@ void report_cache_store_failures(const std::unique_ptr<cache::ArtifactCache>& ca
   if (!cache) return;
   const cache::CacheStats stats = cache->stats();
   if (!stats.store_failures) return;
-  std::fprintf(stderr, "warning: %llu compiled modules were not stored in the artifact cache (first: %s); the "
-               "output is complete, the next run compiles them again\n",
-               static_cast<unsigned long long>(stats.store_failures), cache->first_store_error()->to_string().c_str());
+  print_warning(std::to_string(stats.store_failures) + " compiled modules were not stored in the artifact cache (first: " +
+                cache->first_store_error()->to_string() + "); the output is complete, the next run compiles them again");
 }
 
 nlohmann::ordered_json cache_summary(const std::unique_ptr<cache::ArtifactCache>& cache) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "emitters/nv2a/route_runner.hpp"
@@ -41,12 +42,12 @@ int run_check_vectors(const CheckVectorsOptions& options) {
     executor_options.device = options.device;
     auto created = vulkan::Executor::create(executor_options);
     if (!created) {
-      std::fprintf(stderr, "error: %s\n", created.error().to_string().c_str());
+      print_error(created.error().to_string());
       return kExitToolchain;
     }
     executor = std::move(*created);
     runner = std::make_unique<nv2a::RouteRunner>(*executor);
-    std::fprintf(stderr, "note: running shaders on Vulkan device \"%s\"\n", executor->device_name().c_str());
+    print_note("running shaders on Vulkan device \"" + executor->device_name() + "\"");
   }
 
   uint64_t passed = 0, failed = 0, skipped = 0;
@@ -54,7 +55,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
   for (const std::string& path : options.files) {
     auto file = nv2a::read_vector_file(path);
     if (!file) {
-      std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+      print_error(file.error().to_string());
       unusable_file = true;
       continue;
     }
@@ -137,7 +138,7 @@ int run_check_vectors(const CheckVectorsOptions& options) {
     }
   }
   if (executor && !executor->validation_messages().empty()) {
-    for (const std::string& m : executor->validation_messages()) std::fprintf(stderr, "error: validation layer: %s\n", m.c_str());
+    for (const std::string& m : executor->validation_messages()) print_error("validation layer: " + m);
     ++failed;
     std::printf("FAIL the Vulkan validation layer reported %zu messages\n", executor->validation_messages().size());
   }

@@ -10,11 +10,15 @@
 
 #include "cli/bundle_views.hpp"
 #include "cli/cache_options.hpp"
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
+#include "cli/thread_count.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/compile/compile_chain.hpp"
@@ -26,10 +30,13 @@ namespace shaderbake::cli {
 
 namespace {
 
-// Writes one output file atomically (bundle::write_file_atomic); false after reporting why it could not.
-bool write_output(const std::filesystem::path& path, const void* data, size_t size) {
-  const Status written = bundle::write_file_atomic(path, {static_cast<const uint8_t*>(data), size});
-  if (!written) std::fprintf(stderr, "error: %s\n", written.error().to_string().c_str());
+// Writes one output file atomically (io::write_output); false after reporting why it could not. A file of the
+// output directory that is one of the traces is never written (an error instead).
+bool write_output(const std::vector<io::NamedPath>& traces, const std::filesystem::path& path, const void* data,
+                  size_t size) {
+  if (refuse_clashing_outputs(traces, {{"output file", path.string()}}) != kExitOk) return false;
+  const Status written = io::write_output(path, {static_cast<const uint8_t*>(data), size});
+  if (!written) report_output_failure(written.error());
   return static_cast<bool>(written);
 }
 
@@ -37,6 +44,8 @@ bool write_output(const std::filesystem::path& path, const void* data, size_t si
 
 
 int run_compile(const CompileOptions& options) {
+  const std::vector<io::NamedPath> traces = named_paths("trace", options.traces);
+  if (const int code = refuse_clashing_outputs(traces, {{"-o", options.output}}); code != kExitOk) return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
@@ -44,7 +53,7 @@ int run_compile(const CompileOptions& options) {
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
 
   const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
-  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = compile_threads(options.jobs);
   const auto start = std::chrono::steady_clock::now();
   plan::CompilePlanResult plan = plan::compile_drawn_modules(reader, census, model, threads, artifact_cache.get());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -56,7 +65,7 @@ int run_compile(const CompileOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir / "modules", ec);
   if (ec) {
-    std::fprintf(stderr, "error: %s: cannot create the output directory: %s\n", dir.string().c_str(), ec.message().c_str());
+    print_error(dir.string() + ": cannot create the output directory: " + ec.message());
     return kExitOutput;
   }
   nlohmann::ordered_json manifest;
@@ -68,7 +77,7 @@ int run_compile(const CompileOptions& options) {
   for (const plan::PlannedModule& m : plan.modules) {
     const char* route = m.route == plan::PlannedModule::Route::exact ? "exact" : "fallback";
     if (m.error) {
-      std::fprintf(stderr, "error: %s\n", m.error->to_string().c_str());
+      print_error(m.error->to_string());
       nlohmann::ordered_json f;
       f["route"] = route;
       f["key"] = m.key_hash.to_hex();
@@ -77,7 +86,7 @@ int run_compile(const CompileOptions& options) {
       if (!m.source.empty()) {
         const std::filesystem::path source_path = dir / "failed" / (m.key_hash.to_hex() + ".frag");
         std::filesystem::create_directories(source_path.parent_path(), ec);
-        if (!write_output(source_path, m.source.data(), m.source.size())) return kExitOutput;
+        if (!write_output(traces, source_path, m.source.data(), m.source.size())) return kExitOutput;
         f["source"] = source_path.lexically_relative(dir).string();
       }
       manifest["failures"].push_back(f);
@@ -86,7 +95,7 @@ int run_compile(const CompileOptions& options) {
     const auto& words = m.module->spirv;
     const std::string content = KeyHash::of({reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4}).to_hex();
     const std::filesystem::path module_path = dir / "modules" / (content + ".spv");
-    if (written.insert(content).second && !write_output(module_path, words.data(), words.size() * 4))
+    if (written.insert(content).second && !write_output(traces, module_path, words.data(), words.size() * 4))
       return kExitOutput;
     nlohmann::ordered_json j;
     j["route"] = route;
@@ -96,7 +105,7 @@ int run_compile(const CompileOptions& options) {
     manifest["modules"].push_back(j);
   }
   const std::string text = manifest.dump(2) + "\n";
-  if (!write_output(dir / "manifest.json", text.data(), text.size())) return kExitOutput;
+  if (!write_output(traces, dir / "manifest.json", text.data(), text.size())) return kExitOutput;
 
   nlohmann::ordered_json summary;
   summary["modules_needed"] = plan.modules.size();
@@ -108,7 +117,7 @@ int run_compile(const CompileOptions& options) {
   summary["output"] = dir.string();
   summary["cache"] = cache_summary(artifact_cache);
   if (options.json) {
-    std::printf("%s\n", summary.dump(2).c_str());
+    print_json(summary);
   } else {
     std::printf("%zu modules needed (%llu unique sources) -> %zu unique SPIR-V modules in %s, %llu failures, "
                 "%.2f s on %u threads\n",

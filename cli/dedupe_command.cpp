@@ -7,11 +7,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/plan/key_census.hpp"
@@ -139,6 +142,9 @@ std::string keys_text(const FirstUseLog& log, const trace::TraceReader& reader) 
 }  // namespace
 
 int run_dedupe(const DedupeOptions& options) {
+  if (const int code = refuse_clashing_outputs(named_paths("trace", options.traces), {{"--keys", options.keys}});
+      code != kExitOk)
+    return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
@@ -148,15 +154,13 @@ int run_dedupe(const DedupeOptions& options) {
   const plan::DedupeCounts counts = census.counts();
   if (!options.keys.empty()) {
     const std::string text = keys_text(log, reader);
-    if (const Status s = bundle::write_file_atomic(
+    if (const Status s = io::write_output(
             options.keys, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-        !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
-      return kExitOutput;
-    }
+        !s)
+      return report_output_failure(s.error());
   }
   if (options.json) {
-    std::printf("%s\n", counts_json(counts, reader).dump(2).c_str());
+    print_json(counts_json(counts, reader));
   } else {
     print_counts(counts, reader);
   }

@@ -1,11 +1,57 @@
 // SPDX-License-Identifier: MIT
 // shaderbake: main only parses flags and calls one run_<command> function.
-#include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+
+namespace {
+
+// A path option given as "" is a usage error, never "no output" or "in place".
+const CLI::Validator kNonEmptyPath(
+    [](std::string& value) { return value.empty() ? std::string("an empty path; name a file") : std::string(); },
+    "PATH", "non-empty path");
+
+// --fail-under: a finite number from 0 to 100 (NaN, "-5", "" or "101" would turn a release gate off or make it
+// unpassable without saying so).
+const CLI::Validator kPercent(
+    [](std::string& value) {
+      const char* text = value.c_str();
+      char* end = nullptr;
+      const double v = std::strtod(text, &end);
+      if (value.empty() || end != text + value.size() || !std::isfinite(v) || v < 0 || v > 100)
+        return std::string("'" + value + "' is not a percentage: give a number from 0 to 100, e.g. 99.5");
+      return std::string();
+    },
+    "PERCENT", "percentage");
+
+// For "unknown command" errors: the words of the command line that name known commands ("report"), and the
+// first word after them that is neither an option nor a command of theirs; `unknown` is empty when every
+// command word is known.
+struct CommandWords {
+  std::string known;
+  std::string unknown;
+};
+
+CommandWords command_words(const CLI::App& app, int argc, char** argv, int first, std::string known = {}) {
+  if (first >= argc || argv[first][0] == '-' || argv[first][0] == '\0') return {known, {}};
+  const std::string word(argv[first]);
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->check_name(word)) {
+      if (sub->get_subcommands({}).empty()) return {known, {}};
+      return command_words(*sub, argc, argv, first + 1, known.empty() ? word : known + " " + word);
+    }
+  return {known, word};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace shaderbake::cli;
@@ -30,7 +76,8 @@ int main(int argc, char** argv) {
   dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
   dedupe_cmd->add_option("--keys", dedupe.keys,
                          "Also write each distinct (program, host state) pair, in first-use order, as a text file: "
-                         "'<frame> <exact key hex> <host state hex>' a line (format: samples/client/README.md)");
+                         "'<frame> <exact key hex> <host state hex>' a line (format: samples/client/README.md)")
+      ->check(kNonEmptyPath);
 
   CompileOptions compile;
   CLI::App* compile_cmd = app.add_subcommand(
@@ -39,14 +86,16 @@ int main(int argc, char** argv) {
       "ubershader of every family of admitted programs; write validated, optimized SPIR-V modules (stored once "
       "by content) and a manifest.json to a directory.");
   compile_cmd->add_option("traces", compile.traces, "Trace files")->required()->check(CLI::ExistingFile);
-  compile_cmd->add_option("-o,--output", compile.output, "Output directory")->capture_default_str();
-  compile_cmd->add_option("-j,--jobs", compile.jobs, "Compile threads (default: one per core)");
+  compile_cmd->add_option("-o,--output", compile.output, "Output directory")->capture_default_str()->check(kNonEmptyPath);
+  compile_cmd->add_option("-j,--jobs", compile.jobs, "Compile threads (default: one per core; at most 4 per core)");
   compile_cmd->add_flag("--json", compile.json, "Print the summary as JSON");
   compile_cmd->add_flag("--strict", compile.strict, "Stop at the first bad trace record (exit 3)");
-  compile_cmd->add_option("--cache-dir", compile.cache_dir,
+  CLI::Option* compile_cache_dir = compile_cmd->add_option("--cache-dir", compile.cache_dir,
                           "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, else $XDG_CACHE_HOME/shaderbake, "
-                          "else ~/.cache/shaderbake)");
-  compile_cmd->add_flag("--no-cache", compile.no_cache, "Compile everything; neither read nor write the artifact cache");
+                          "else ~/.cache/shaderbake)")
+      ->check(kNonEmptyPath);
+  compile_cmd->add_flag("--no-cache", compile.no_cache, "Compile everything; neither read nor write the artifact cache")
+      ->excludes(compile_cache_dir);
 
   BuildOptions build;
   CLI::App* build_cmd = app.add_subcommand(
@@ -60,14 +109,19 @@ int main(int argc, char** argv) {
   build_cmd->add_option("traces", build.traces, "Trace files (.jsonl streamed, .json document form)")
       ->required()
       ->check(CLI::ExistingFile);
-  build_cmd->add_option("-o,--output", build.output, "The bundle to write (written to a temporary file, then renamed)")
-      ->required();
-  build_cmd->add_option("-j,--jobs", build.jobs, "Compile threads (default: one per core)");
-  build_cmd->add_option("--report", build.report, "Also write the build report (coverage inputs, failures) as JSON");
-  build_cmd->add_option("--cache-dir", build.cache_dir,
+  build_cmd->add_option("-o,--output", build.output, "The bundle to write (written to a temporary file, then renamed; a symbolic "
+                        "link is followed; a FIFO or character device is written as a stream)")
+      ->required()
+      ->check(kNonEmptyPath);
+  build_cmd->add_option("-j,--jobs", build.jobs, "Compile threads (default: one per core; at most 4 per core)");
+  build_cmd->add_option("--report", build.report, "Also write the build report (coverage inputs, failures) as JSON")
+      ->check(kNonEmptyPath);
+  CLI::Option* build_cache_dir = build_cmd->add_option("--cache-dir", build.cache_dir,
                         "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, $XDG_CACHE_HOME/shaderbake or "
-                        "~/.cache/shaderbake)");
-  build_cmd->add_flag("--no-cache", build.no_cache, "Compile everything; neither read nor write the artifact cache");
+                        "~/.cache/shaderbake)")
+      ->check(kNonEmptyPath);
+  build_cmd->add_flag("--no-cache", build.no_cache, "Compile everything; neither read nor write the artifact cache")
+      ->excludes(build_cache_dir);
   build_cmd->add_flag("--no-build-memo", build.no_build_memo,
                       "Run every stage even when no input changed since a remembered build (compiled modules still "
                       "come from the artifact cache)");
@@ -110,8 +164,11 @@ int main(int argc, char** argv) {
   coverage_cmd->add_option("--traces", coverage.traces, "Traces to check (default: the ones the bundle was built from)")
       ->check(CLI::ExistingFile);
   coverage_cmd->add_option("--fail-under", coverage.fail_under,
-                           "Exit 1 when the share of first uses served (exact or fallback) is below PERCENT");
-  coverage_cmd->add_option("--html", coverage.html, "Also write a self-contained HTML page with charts");
+                           "Exit 1 when the share of first uses served (exact or fallback) is below PERCENT (a number "
+                           "from 0 to 100), or when there is no first use to measure or a trace could not be used")
+      ->check(kPercent);
+  coverage_cmd->add_option("--html", coverage.html, "Also write a self-contained HTML page with charts")
+      ->check(kNonEmptyPath);
   coverage_cmd->add_option("--replay", coverage.replay, "A 'shaderbake-replay --json' output to chart in the page")
       ->check(CLI::ExistingFile);
   coverage_cmd->add_flag("--json", coverage.json, "Print JSON (schema: 'shaderbake schema coverage')");
@@ -137,7 +194,8 @@ int main(int argc, char** argv) {
   warm_cmd->add_option("bundle", warm.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
   warm_cmd->add_option("-o,--output", warm.output,
                        "Write the warmed bundle here (default: rewrite BUNDLE in place; always through a temporary "
-                       "file and a rename)");
+                       "file and a rename; in place on a symbolic link, the file it points to)")
+      ->check(kNonEmptyPath);
   warm_cmd->add_option("--device", warm.device,
                        "Vulkan device whose name contains this (case-insensitive; default: lavapipe), e.g. nvidia");
   warm_cmd->add_flag("--validate", warm.validate,
@@ -176,25 +234,43 @@ int main(int argc, char** argv) {
                "temporary files; nothing else in the directory is touched.");
   cache_prune_cmd->add_option("--max-size", cache_prune.max_size, "Size to keep: bytes, or 100K, 500M, 2G, 1T (powers of 1024)")
       ->required();
-  cache_prune_cmd->add_option("--cache-dir", cache_prune.cache_dir, "Cache directory (default: as for compile)");
+  cache_prune_cmd->add_option("--cache-dir", cache_prune.cache_dir, "Cache directory (default: as for compile)")
+      ->check(kNonEmptyPath);
   cache_prune_cmd->add_flag("--json", cache_prune.json, "Print the summary as JSON");
+
+  // Under --json a failure is also a JSON object on stdout (json_error_object), whatever the command printed
+  // before it failed; the error lines stay on stderr.
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json = json || std::strcmp(argv[i], "--json") == 0;
+  auto fail = [json](int code) {
+    if (json && code != kExitOk && !json_document_printed()) print_json(json_error_object(code, last_error_message()));
+    return code;
+  };
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    const CommandWords words = command_words(app, argc, argv, 1);
+    const std::string parent = words.known.empty() ? "shaderbake" : "shaderbake " + words.known;
+    if (!words.unknown.empty())
+      print_error("unknown command '" + words.unknown + "'; run '" + parent + " --help' for the commands");
+    else
+      print_error(std::string(e.what()) + "; run 'shaderbake " + (argc > 1 ? argv[1] : "COMMAND") +
+                  " --help' for its options");
+    return fail(kExitUsage);
   }
-  if (*dedupe_cmd) return run_dedupe(dedupe);
-  if (*compile_cmd) return run_compile(compile);
-  if (*build_cmd) return run_build(build);
-  if (*coverage_cmd) return run_report_coverage(coverage);
-  if (*rejections_cmd) return run_report_rejections(rejections);
-  if (*inspect_cmd) return run_inspect(inspect);
-  if (*verify_cmd) return run_verify(verify);
-  if (*warm_cmd) return run_warm(warm);
-  if (*vectors_cmd) return run_check_vectors(vectors);
-  if (*schema_cmd) return run_schema(schema);
-  if (*cache_prune_cmd) return run_cache_prune(cache_prune);
-  return kExitUsage;
+  int code = kExitUsage;
+  if (*dedupe_cmd) code = run_dedupe(dedupe);
+  else if (*compile_cmd) code = run_compile(compile);
+  else if (*build_cmd) code = run_build(build);
+  else if (*coverage_cmd) code = run_report_coverage(coverage);
+  else if (*rejections_cmd) code = run_report_rejections(rejections);
+  else if (*inspect_cmd) code = run_inspect(inspect);
+  else if (*verify_cmd) code = run_verify(verify);
+  else if (*warm_cmd) code = run_warm(warm);
+  else if (*vectors_cmd) code = run_check_vectors(vectors);
+  else if (*schema_cmd) code = run_schema(schema);
+  else if (*cache_prune_cmd) code = run_cache_prune(cache_prune);
+  return fail(code);
 }

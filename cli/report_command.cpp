@@ -14,6 +14,7 @@
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/report/coverage.hpp"
@@ -199,7 +200,7 @@ int run_report_coverage(const ReportOptions& options) {
       }
     }
     const std::string page = coverage_html(out, result, replay);
-    if (const Status s = bundle::write_file_atomic(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s) {
+    if (const Status s = io::write_output(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s) {
       std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
       return kExitOutput;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <cstdio>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/schemas_embedded.hpp"
@@ -17,7 +18,7 @@ int run_schema(const SchemaOptions& options) {
   }
   std::string known;
   for (const EmbeddedSchema& schema : embedded_schemas()) known += (known.empty() ? "" : ", ") + std::string(schema.name);
-  std::fprintf(stderr, "error: no schema named \"%s\" (known: %s)\n", options.name.c_str(), known.c_str());
+  print_error("no schema named \"" + options.name + "\" (known: " + known + ")");
   return kExitUsage;
 }
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
 
+#include "cli/command_output.hpp"
 #include "lib/core/diagnostics.hpp"
 
 namespace shaderbake::cli {
@@ -47,34 +47,10 @@ class TerminalSink final : public DiagnosticSink {
   }
 
  private:
-  // mutex_ held. Messages quote trace data: control characters (C0 and DEL bytes, and the C1 controls
-  // U+0080-U+009F, which are 0xC2 0x80-0x9F in UTF-8: a NUL, a newline, a terminal escape) are written as
-  // \xNN per byte, so that one record prints as one whole line and cannot drive the terminal.
+  // mutex_ held. Lines are escaped (command_output.hpp's escape_controls): messages quote trace data.
   void emit(std::string_view line) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(line.size() + 1);
-    auto escape = [&out](unsigned char byte) {
-      out += "\\x";
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 15]);
-    };
-    for (size_t i = 0; i < line.size(); ++i) {
-      const auto byte = static_cast<unsigned char>(line[i]);
-      const auto next = i + 1 < line.size() ? static_cast<unsigned char>(line[i + 1]) : 0;
-      if (byte == 0xC2 && next >= 0x80 && next <= 0x9F) {
-        escape(byte);
-        escape(next);
-        ++i;
-      } else if (byte < 0x20 || byte == 0x7F) {
-        escape(byte);
-      } else {
-        out.push_back(static_cast<char>(byte));
-      }
-    }
-    out.push_back('\n');
-    std::fwrite(out.data(), 1, out.size(), stderr);
-    if (keep_transcript_) transcript_ += out;
+    print_stderr_line(line, line.substr(0, 7) == "error: ");
+    if (keep_transcript_) transcript_ += escape_controls(line) + "\n";
   }
 
   uint64_t limit_;

@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
@@ -167,7 +168,7 @@ int run_warm(const WarmOptions& options) {
                                                 &previous_blob, &previous_size) == SBK_OK;
   auto warmed = bundle::with_driver_cache(*bytes, blob);
   if (!warmed) return fail(warmed.error(), exit_code_of(warmed.error()));
-  if (Status written = bundle::write_file_atomic(output, *warmed); !written)
+  if (Status written = io::write_output(output, *warmed); !written)
     return fail(written.error(), kExitOutput);
 
   // ---- pass 2 (control): a fresh device and an empty cache again ----

@@ -2,16 +2,12 @@
 #include "lib/bundle/bundle_writer.hpp"
 
 #define ZDICT_STATIC_LINKING_ONLY
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 #include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -711,69 +707,6 @@ Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
                                              sections.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE,
                                              XXH3_64bits(w.data().data(), 56)));
   return std::move(w.data());
-}
-
-Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    return Error{ErrorKind::io, "write_failed", std::string(what) + ": " + std::strerror(err), {path.string(), 0, 0, {}}};
-  };
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail("cannot create a temporary file next to it");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return fail("cannot write");
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    return fail("cannot fsync");
-  }
-  if (::close(fd) != 0) return fail("cannot close");
-  if (::rename(temp.c_str(), path.c_str()) != 0) return fail("cannot rename into place");
-  // Make the rename itself durable.
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  return ok_status();
-}
-
-namespace {
-
-// True when `path` is a regular file (after symbolic links) holding exactly `bytes`.
-bool holds_exactly(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat info {};
-  bool same = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) == bytes.size();
-  std::vector<uint8_t> chunk(size_t{1} << 20);
-  for (size_t at = 0; same && at < bytes.size();) {
-    const ssize_t n = ::read(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
-    if (n < 0 && errno == EINTR) continue;
-    same = n > 0 && std::memcmp(chunk.data(), bytes.data() + at, static_cast<size_t>(n)) == 0;
-    at += n > 0 ? static_cast<size_t>(n) : 0;
-  }
-  ::close(fd);
-  return same;
-}
-
-}  // namespace
-
-Status write_file_if_changed(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  if (!holds_exactly(path, bytes)) return write_file_atomic(path, bytes);
-  // The bytes are right; a time that cannot be set (a file of another owner) is no reason to replace it.
-  (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
-  return ok_status();
 }
 
 }  // namespace shaderbake::bundle

@@ -137,14 +137,4 @@ struct BundleHeader {
 Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
                                              const std::map<uint32_t, std::span<const uint8_t>>& sections);
 
-// Writes `bytes` to `path` through a temporary file in the same directory, fsync and rename: a reader sees
-// the old file or the whole new one, never half of one.
-Status write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
-
-// write_file_atomic, except when `path` already holds exactly `bytes` (following a symbolic link): then the
-// file is left as it is (its inode, mode, owner and links, a symbolic link and its target) and only its
-// modification time is set to now where that is allowed, so that make-like tools see it as made by this run.
-// Otherwise a new file replaces the name (a symbolic link itself, not its target), as write_file_atomic does.
-Status write_file_if_changed(const std::filesystem::path& path, std::span<const uint8_t> bytes);
-
 }  // namespace shaderbake::bundle

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -38,7 +39,7 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) 
 }
 
 std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
-                                                ModuleStore* store) {
+                                                ModuleStore* store, const CompileProgress& progress) {
   // Unique work first, by (stage, source), in first-seen order.
   std::map<std::pair<ShaderStage, std::string_view>, size_t> unique_index;
   std::vector<size_t> job_to_unique(jobs.size());
@@ -50,18 +51,25 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
   }
   std::vector<std::optional<Result<CompiledModule>>> unique_results(unique_jobs.size());
   std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
+  size_t done = 0;  // guarded by progress_mutex
+  auto finished_one = [&] {
+    if (!progress) return;
+    std::lock_guard lock(progress_mutex);
+    progress(++done, unique_jobs.size());
+  };
   auto worker = [&] {
     for (size_t u = next++; u < unique_jobs.size(); u = next++) {
       const CompileJob& job = jobs[unique_jobs[u]];
-      if (store) {
-        if (std::optional<CompiledModule> found = store->find(job)) {
-          unique_results[u].emplace(std::move(*found));
-          continue;
-        }
+      std::optional<CompiledModule> found = store ? store->find(job) : std::nullopt;
+      if (found) {
+        unique_results[u].emplace(std::move(*found));
+      } else {
+        Result<CompiledModule> compiled = compile_glsl(job.stage, job.source);
+        if (store && compiled) store->put(job, *compiled);
+        unique_results[u].emplace(std::move(compiled));
       }
-      Result<CompiledModule> compiled = compile_glsl(job.stage, job.source);
-      if (store && compiled) store->put(job, *compiled);
-      unique_results[u].emplace(std::move(compiled));
+      finished_one();
     }
   };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());

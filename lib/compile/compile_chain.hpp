@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,9 +43,11 @@ class ModuleStore {
 // compiled once (and looked up / stored once, under the first such job's emitter id). With a `store`, each
 // unique job is first looked up there; a module it lacks is compiled and put. Results come back in job
 // order whatever order the threads finish in, identical with and without a store; a failure of one job
-// never stops the others (failures are not stored).
+// never stops the others (failures are not stored). `progress`, when set, is called after each unique job
+// with the unique jobs done and their total, one call at a time (from whichever compile thread finished it).
+using CompileProgress = std::function<void(size_t done, size_t total)>;
 std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
-                                                ModuleStore* store = nullptr);
+                                                ModuleStore* store = nullptr, const CompileProgress& progress = {});
 
 // The versions of every tool whose output reaches an artifact, and the chain's options: part of every
 // compiled artifact's identity.

@@ -28,12 +28,18 @@ BuildFailure pipeline_failure(std::span<const uint8_t> key, Error error) {
   return {"pipeline", hex, std::move(error)};
 }
 
+compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::string_view phase) {
+  if (!options.progress) return {};
+  return [&options, phase](size_t done, size_t total) { options.progress(phase, done, total); };
+}
+
 }  // namespace
 
 Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,
                                        const GuestModel& model, const BundleBuildOptions& options) {
   BundleBuildResult out;
-  CompilePlanResult fragments = compile_drawn_modules(reader, census, model, options.threads, options.cache);
+  CompilePlanResult fragments = compile_drawn_modules(
+      reader, census, model, options.threads, options.cache, phase_progress(options, "fragment"));
   out.unique_sources = fragments.unique_sources;
 
   bundle::BundleIdentity identity;
@@ -108,7 +114,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       pending.push_back({key, exact, it->second, job->second});
     }
   }
-  auto vertex_results = compile::compile_all(vertex_jobs, options.threads, options.cache);
+  auto vertex_results = compile::compile_all(vertex_jobs, options.threads, options.cache,
+                                             phase_progress(options, "vertex"));
   std::vector<std::optional<bundle::ModuleId>> vertex_ids(vertex_results.size());
   for (size_t j = 0; j < vertex_results.size(); ++j)
     if (vertex_results[j]) vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv);

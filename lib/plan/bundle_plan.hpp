@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct BundleBuildOptions {
   unsigned threads = 1;
   compile::ModuleStore* cache = nullptr;  // the artifact cache, or nullptr
   bundle::WriteOptions write;
+  // Called as modules compile: the phase ("fragment", then "vertex"), unique modules of it done, their total.
+  // One call at a time, from compile threads. May be empty.
+  std::function<void(std::string_view phase, size_t done, size_t total)> progress;
 };
 
 // One thing a build could not make, with the key it belongs to.

@@ -9,7 +9,8 @@
 namespace shaderbake::plan {
 
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
-                                        const GuestModel& model, unsigned threads, compile::ModuleStore* cache) {
+                                        const GuestModel& model, unsigned threads, compile::ModuleStore* cache,
+                                        const compile::CompileProgress& progress) {
   CompilePlanResult out;
   auto add = [&](PlannedModule::Route route, std::span<const uint8_t> key, Result<std::string> source) {
     PlannedModule m;
@@ -48,7 +49,7 @@ CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const 
     sources.insert(out.modules[i].source);
   }
   out.unique_sources = sources.size();
-  auto results = compile::compile_all(jobs, threads, cache);
+  auto results = compile::compile_all(jobs, threads, cache, progress);
   for (size_t j = 0; j < results.size(); ++j) {
     PlannedModule& m = out.modules[job_module[j]];
     if (results[j]) m.module = std::move(*results[j]);

@@ -39,6 +39,7 @@ struct CompilePlanResult {
 // emitter ids; the result is the same with or without one.
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
                                         const GuestModel& model, unsigned threads,
-                                        compile::ModuleStore* cache = nullptr);
+                                        compile::ModuleStore* cache = nullptr,
+                                        const compile::CompileProgress& progress = {});
 
 }  // namespace shaderbake::plan

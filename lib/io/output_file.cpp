@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+#include "lib/io/output_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+namespace shaderbake::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A writer renames its temporary file within moments of creating it; one this old was left by a writer that
+// was killed (whatever its process ID now names: IDs are reused, and a shared directory may be another host's).
+constexpr std::chrono::seconds kStaleTemporaryAge{3600};
+constexpr int kTemporaryNameAttempts = 32;
+
+std::function<std::string()>& suffix_source() {
+  static std::function<std::string()> source;
+  return source;
+}
+
+std::string random_suffix() {
+  if (suffix_source()) return suffix_source()();
+  uint8_t bytes[8] = {};
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got < sizeof bytes) {  // no entropy source: the clock still makes a collision unlikely, O_EXCL makes it safe
+    const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::memcpy(bytes, &now, sizeof bytes);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const uint8_t b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+Error io_error(const fs::path& path, const char* reason, const std::string& what) {
+  return Error{ErrorKind::io, reason, what, {path.string(), 0, 0, {}}};
+}
+
+Error errno_error(const fs::path& path, const std::string& what) {
+  return io_error(path, "write_failed", what + ": " + std::strerror(errno));
+}
+
+// Closes a descriptor on every path out of a scope.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Closes now and reports close's own failure (a write error the kernel reports late, on NFS for one).
+  bool close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+bool write_all(int fd, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// True when the open regular file `fd` holds exactly `bytes`.
+bool holds_exactly(int fd, std::span<const uint8_t> bytes) {
+  std::vector<uint8_t> chunk(size_t{1} << 20);
+  for (size_t at = 0; at < bytes.size();) {
+    const ssize_t n = ::read(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || std::memcmp(chunk.data(), bytes.data() + at, static_cast<size_t>(n)) != 0) return false;
+    at += static_cast<size_t>(n);
+  }
+  uint8_t extra = 0;
+  return ::read(fd, &extra, 1) == 0;
+}
+
+// Removes the temporary files for `name` in `dir_fd` whose writer is gone: "<name>.sbk-tmp.<pid>.<hex>" regular
+// files whose process no longer exists or that are over an hour old. Anything else is left alone.
+void remove_stale_temporaries(int dir_fd, const std::string& prefix) {
+  const int scan_fd = ::dup(dir_fd);
+  if (scan_fd < 0) return;
+  DIR* dir = ::fdopendir(scan_fd);
+  if (dir == nullptr) {
+    ::close(scan_fd);
+    return;
+  }
+  const auto now = std::chrono::system_clock::now();
+  std::vector<std::string> stale;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name(entry->d_name);
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    const std::string rest(name.substr(prefix.size()));
+    char* end = nullptr;
+    errno = 0;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (errno != 0 || end == rest.c_str() || *end != '.' || pid <= 0 || pid > INT_MAX) continue;
+    const std::string_view hex(end + 1);
+    if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string_view::npos) continue;
+    struct stat info {};
+    if (::fstatat(dir_fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
+    const bool writer_gone = ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    const auto modified = std::chrono::system_clock::from_time_t(info.st_mtim.tv_sec);
+    if (writer_gone || now - modified > kStaleTemporaryAge) stale.emplace_back(name);
+  }
+  ::closedir(dir);
+  for (const std::string& name : stale) ::unlinkat(dir_fd, name.c_str(), 0);
+}
+
+// Writes a new regular file at `target` (in directory `dir`, opened as `dir_fd`) through a temporary file.
+Status replace_regular_file(const fs::path& target, const fs::path& dir, std::span<const uint8_t> bytes) {
+  const Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() < 0) return errno_error(target, "cannot open its directory " + dir.string());
+  const std::string prefix = temporary_name_prefix(target);
+  remove_stale_temporaries(dir_fd.get(), prefix);
+
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < kTemporaryNameAttempts && fd < 0; ++attempt) {
+    temp = prefix + std::to_string(::getpid()) + "." + random_suffix();
+    // O_EXCL | O_NOFOLLOW: a name that is taken (by anything, a planted symbolic link too) is never opened.
+    fd = ::openat(dir_fd.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return errno_error(target, "cannot create a temporary file in " + dir.string());
+  Fd file(fd);
+  auto fail = [&](const std::string& what) {
+    Error e = errno_error(target, what);
+    ::unlinkat(dir_fd.get(), temp.c_str(), 0);
+    return e;
+  };
+  if (!write_all(file.get(), bytes)) return fail("cannot write");
+  if (::fsync(file.get()) != 0) return fail("cannot fsync");
+  if (!file.close()) return fail("cannot close");
+  if (::renameat(dir_fd.get(), temp.c_str(), dir_fd.get(), target.filename().c_str()) != 0)
+    return fail("cannot rename into place");
+  ::fsync(dir_fd.get());  // makes the rename itself durable; a directory that cannot be synced loses nothing now
+  return ok_status();
+}
+
+// Writes to a character device or FIFO as a stream.
+Status write_stream(const fs::path& target, std::span<const uint8_t> bytes) {
+  Fd fd(::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) return errno_error(target, "cannot open");
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0 || !(S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode)))
+    return io_error(target, "output_refused", "changed while it was opened; not written");
+  if (!write_all(fd.get(), bytes)) return errno_error(target, "cannot write");
+  if (!fd.close()) return errno_error(target, "cannot close");
+  return ok_status();
+}
+
+std::optional<fs::path> real_path(const fs::path& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return std::nullopt;
+  fs::path out(resolved);
+  std::free(resolved);
+  return out;
+}
+
+// What `path` names once symbolic links are followed: `path` itself when it is no link; the file at the end of
+// the chain, which may not exist yet when its directory does (as a shell's `>` creates it).
+Result<fs::path> follow_links(const fs::path& path) {
+  constexpr int kMaxLinks = 40;  // Linux's own limit on a chain
+  fs::path at = path;
+  for (int hop = 0; hop <= kMaxLinks; ++hop) {
+    struct stat info {};
+    if (::lstat(at.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) {
+      if (hop == 0) return at;
+      if (std::optional<fs::path> whole = real_path(at)) return *whole;
+      const std::optional<fs::path> dir = real_path(at.has_parent_path() ? at.parent_path() : fs::path("."));
+      if (!dir || at.filename().empty())
+        return io_error(path, "output_refused", "is a symbolic link to " + at.string() +
+                                                    ", whose directory does not exist; not written");
+      return *dir / at.filename();
+    }
+    std::error_code ec;
+    const fs::path next = fs::read_symlink(at, ec);
+    if (ec) return io_error(path, "output_refused", "is a symbolic link that cannot be read: " + ec.message());
+    at = next.is_absolute() ? next : (at.has_parent_path() ? at.parent_path() : fs::path(".")) / next;
+  }
+  return io_error(path, "output_refused", "is a chain of more than 40 symbolic links; not written");
+}
+
+const char* kind_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file, character device or FIFO";
+}
+
+}  // namespace
+
+std::string temporary_name_prefix(const fs::path& path) { return path.filename().string() + ".sbk-tmp."; }
+
+void set_temporary_suffix_source_for_testing(std::function<std::string()> source) {
+  suffix_source() = std::move(source);
+}
+
+Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIdentical if_identical) {
+  if (path.empty()) return io_error(path, "output_refused", "an empty output path");
+  Result<fs::path> resolved = follow_links(path);
+  if (!resolved) return std::move(resolved).error();
+  const fs::path target = std::move(*resolved);
+  struct stat info {};
+  if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
+    return io_error(path, "output_refused", "names a directory, not a file");
+  const bool exists = ::stat(target.c_str(), &info) == 0;
+  if (!exists && errno != ENOENT) return errno_error(path, "cannot examine");
+  if (exists && (S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode))) return write_stream(target, bytes);
+  if (exists && !S_ISREG(info.st_mode))
+    return io_error(path, "output_refused", std::string("is ") + kind_name(info.st_mode) + "; not replaced");
+  if (exists && if_identical == IfIdentical::keep && static_cast<uint64_t>(info.st_size) == bytes.size()) {
+    const Fd fd(::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    struct stat opened {};
+    if (fd.get() >= 0 && ::fstat(fd.get(), &opened) == 0 && S_ISREG(opened.st_mode) && holds_exactly(fd.get(), bytes)) {
+      // The bytes are right; a time that cannot be set (a file of another owner) is no reason to replace it.
+      (void)::futimens(fd.get(), nullptr);
+      return ok_status();
+    }
+  }
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  return replace_regular_file(target, dir, bytes);
+}
+
+namespace {
+
+struct FileId {
+  dev_t device;
+  ino_t inode;
+  bool character_device;
+};
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileId{info.st_dev, info.st_ino, S_ISCHR(info.st_mode)};
+}
+
+std::string normal_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) p = fs::absolute(path, ec).lexically_normal();
+  return p.string();
+}
+
+bool same_file(const NamedPath& a, const NamedPath& b) {
+  const std::optional<FileId> ia = file_id(a.path);
+  const std::optional<FileId> ib = file_id(b.path);
+  if (ia && ib) return !ia->character_device && ia->device == ib->device && ia->inode == ib->inode;
+  if (ia.has_value() != ib.has_value()) return false;  // one exists, the other does not
+  return normal_path(a.path) == normal_path(b.path);
+}
+
+}  // namespace
+
+std::optional<PathClash> find_path_clash(std::span<const NamedPath> inputs, std::span<const NamedPath> outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].path.empty()) continue;
+    for (const NamedPath& input : inputs)
+      if (!input.path.empty() && same_file(outputs[i], input)) return PathClash{outputs[i], input, true};
+    for (size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && same_file(outputs[i], outputs[j])) return PathClash{outputs[i], outputs[j], false};
+  }
+  return std::nullopt;
+}
+
+}  // namespace shaderbake::io

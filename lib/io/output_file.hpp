@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/core/result.hpp"
+
+namespace shaderbake::io {
+
+// How write_output treats a file that already holds exactly the bytes to write.
+enum class IfIdentical {
+  replace,  // write a new file all the same
+  keep,     // leave the file as it is (inode, mode, owner, links) and only set its modification time to now
+};
+
+// Writes `bytes` to the file `path` names, never destroying anything but the regular file it replaces:
+// - a symbolic link is followed (to the end of its chain): the file it points to is what gets written, the
+//   link stays a link; a link to nothing is refused;
+// - a regular file, or no file, is written through a temporary file in the same directory (a random name,
+//   created with O_EXCL | O_NOFOLLOW, so nothing planted at a temporary name can redirect the write), fsync
+//   and rename: a reader sees the old file or the whole new one, never half of one. The temporary file is
+//   removed on every error path, and temporary files of this name that a killed writer left behind (their
+//   process is gone, or they are over an hour old) are removed first;
+// - a character device or a FIFO is written as a stream (opened without O_CREAT or O_TRUNC, the node stays
+//   the node it was);
+// - anything else (a directory, a socket, a block device) is refused.
+// Errors are ErrorKind::io with reason "output_refused" (what the path names may not be written) or
+// "write_failed", located at `path`.
+Status write_output(const std::filesystem::path& path, std::span<const uint8_t> bytes,
+                    IfIdentical if_identical = IfIdentical::replace);
+
+// The name write_output's temporary files for `path` start with ("<file name>.sbk-tmp."); the rest is
+// "<pid>.<16 hex digits>".
+std::string temporary_name_prefix(const std::filesystem::path& path);
+
+// The hook write_output draws temporary-file suffixes from (16 hex digits of getrandom() by default); tests
+// set it to make a name predictable, to check that a name that is taken is never written through. Not
+// thread-safe to change while writes run.
+void set_temporary_suffix_source_for_testing(std::function<std::string()> source);
+
+// A path a command reads or writes, with the name the user knows it by ("trace", "-o", "--report").
+struct NamedPath {
+  std::string role;
+  std::string path;
+};
+
+// An output that would overwrite one of the command's inputs or another of its outputs.
+struct PathClash {
+  NamedPath output;
+  NamedPath other;
+  bool other_is_input = false;
+};
+
+// The first output that is the same file as an input or as an earlier output: the same device and inode
+// (through hard links and symbolic links), or the same path once made absolute and normal with its existing
+// directories resolved (for outputs that do not exist yet). Character devices (/dev/null) hold nothing to
+// lose and are never a clash. Empty paths are skipped (a caller refuses those as a usage error itself).
+std::optional<PathClash> find_path_clash(std::span<const NamedPath> inputs, std::span<const NamedPath> outputs);
+
+}  // namespace shaderbake::io
