@@ -9,14 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
-#include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_reader.hpp"
-#include "lib/bundle/bundle_writer.hpp"
+#include "lib/io/output_file.hpp"
 #include "lib/report/coverage.hpp"
 
 namespace shaderbake::cli {
@@ -143,15 +144,19 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
 int run_report_coverage(const ReportOptions& options) {
   auto file = bundle::BundleFile::open(options.bundle);
   if (!file) {
-    std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+    print_error(file.error().to_string());
     return kExitBadInput;
   }
   std::string problem;
   const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
   if (traces.empty()) {
-    std::fprintf(stderr, "error: %s: %s\n", options.bundle.c_str(), problem.c_str());
+    print_error(options.bundle + ": " + problem);
     return kExitUsage;
   }
+  std::vector<io::NamedPath> inputs = named_paths("trace", traces);
+  inputs.push_back({"bundle", options.bundle});
+  inputs.push_back({"--replay", options.replay});
+  if (const int code = refuse_clashing_outputs(inputs, {{"--html", options.html}}); code != kExitOk) return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
@@ -184,8 +189,18 @@ int run_report_coverage(const ReportOptions& options) {
                                    {"first_uses", f->first_uses.total()},
                                    {"draws", f->draws}});
   out["bad_records"] = reader.bad_records();
+  // The gate passes only on a real measurement: some first use to count, and every trace read as a whole.
+  size_t unusable_traces = 0;
+  for (const trace::FileSummary& f : reader.files()) {
+    if (f.readable) continue;
+    ++unusable_traces;
+    print_error(f.path + ": the trace could not be used (see above); its draws are not counted");
+  }
   const bool gate = options.fail_under >= 0;
-  const bool passed = !gate || result.first_uses.covered_percent() >= options.fail_under;
+  std::string gate_problem;
+  if (unusable_traces > 0) gate_problem = std::to_string(unusable_traces) + " of the traces could not be used";
+  else if (result.first_uses.total() == 0) gate_problem = "the traces hold no usable draw: there is no coverage to measure";
+  const bool passed = !gate || (gate_problem.empty() && result.first_uses.covered_percent() >= options.fail_under);
   out["fail_under"] = gate ? nlohmann::ordered_json(options.fail_under) : nlohmann::ordered_json(nullptr);
   out["passed"] = passed;
 
@@ -195,18 +210,17 @@ int run_report_coverage(const ReportOptions& options) {
       std::ifstream in(options.replay);
       replay = nlohmann::json::parse(in, nullptr, false);
       if (!in || replay.is_discarded()) {
-        std::fprintf(stderr, "error: %s: not a replay JSON file (shaderbake-replay --json)\n", options.replay.c_str());
+        print_error(options.replay + ": not a replay JSON file (shaderbake-replay --json)");
         return kExitBadInput;
       }
     }
     const std::string page = coverage_html(out, result, replay);
-    if (const Status s = io::write_output(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().to_string().c_str());
-      return kExitOutput;
-    }
+    if (const Status s = io::write_output(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s)
+      return report_output_failure(s.error());
   }
+  if (gate && !gate_problem.empty()) print_error("--fail-under: the gate fails: " + gate_problem);
   if (options.json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    print_json(out);
   } else {
     auto line = [](const char* what, const report::Counts& c) {
       std::printf("%-11s %10llu: %6.2f%% served (%llu exact, %llu fallback), %llu uncovered\n", what,
@@ -228,13 +242,13 @@ int run_report_coverage(const ReportOptions& options) {
       std::printf("gate: first-use coverage %.2f%% %s %.2f%%: %s\n", result.first_uses.covered_percent(),
                   passed ? ">=" : "<", options.fail_under, passed ? "pass" : "FAIL");
   }
-  return passed ? kExitOk : kExitFailures;
+  return passed && unusable_traces == 0 ? kExitOk : kExitFailures;
 }
 
 int run_report_rejections(const ReportOptions& options) {
   auto file = bundle::BundleFile::open(options.bundle);
   if (!file) {
-    std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+    print_error(file.error().to_string());
     return kExitBadInput;
   }
   struct Reason {
@@ -293,7 +307,7 @@ int run_report_rejections(const ReportOptions& options) {
     DrawsPerReason counter(reader, reason_of_key, reasons);
     have_draws = read_traces(traces, options.strict, reader, counter, sink) == kExitOk;
   } else if (!options.traces.empty() || !problem.empty()) {
-    std::fprintf(stderr, "warning: %s: %s; draws are not counted\n", options.bundle.c_str(), problem.c_str());
+    print_warning(options.bundle + ": " + problem + "; draws are not counted");
   }
   std::vector<std::pair<std::string, Reason>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.keys > b.second.keys; });
@@ -311,7 +325,7 @@ int run_report_rejections(const ReportOptions& options) {
                               {"draws", have_draws ? nlohmann::ordered_json(r.draws) : nlohmann::ordered_json(nullptr)},
                               {"examples", std::vector<std::string>(r.examples.begin(), r.examples.end())}});
   if (options.json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    print_json(out);
     return kExitOk;
   }
   std::printf("%llu of %llu exact keys rejected by admission (kept on their exact route only)\n",

@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
@@ -124,6 +125,9 @@ Result<Pass> run_pass(const sbk_bundle& bundle, const WarmOptions& options, std:
 }  // namespace
 
 int run_warm(const WarmOptions& options) {
+  // -o names another file; warming in place is leaving -o out.
+  if (const int code = refuse_clashing_outputs({{"bundle", options.bundle}}, {{"-o", options.output}}); code != kExitOk)
+    return code;
   // Before any Vulkan call: the drivers' own disk caches would make "cold" warm and flatter the blob.
   vulkan::disable_driver_disk_caches();
   const std::string output = options.output.empty() ? options.bundle : options.output;
