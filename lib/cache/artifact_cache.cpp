@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "lib/core/little_endian.hpp"
+#include "lib/io/file_descriptor.hpp"
 
 namespace shaderbake::cache {
 
@@ -51,32 +52,6 @@ Error io_error(const char* reason, const std::filesystem::path& path, const std:
   return e;
 }
 
-// Owns one file descriptor.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
-bool write_all(int fd, const uint8_t* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // Reads up to `limit` bytes; a file that shrinks meanwhile just gives fewer (decode_entry calls it truncated).
 bool read_all(int fd, std::vector<uint8_t>& out, size_t limit) {
@@ -335,7 +310,7 @@ std::filesystem::path ArtifactCache::entry_path(const ArtifactIdentity& identity
 template <class T, class Decode>
 std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Decode decode) {
   const std::filesystem::path path = entry_path(identity);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     ++misses_;
@@ -401,12 +376,12 @@ Status ArtifactCache::store_entry(const ArtifactIdentity& identity, const std::v
                 static_cast<unsigned long long>(temp_counter_++));
   const std::string hex = identity.hash().to_hex();
   const std::filesystem::path temp = path.parent_path() / (hex + kTempInfix + suffix);
-  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  io::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) return io_error("cache_write_failed", temp, "cannot create a cache file", errno);
   // No fsync: a cache entry is disposable. An entry that a crash leaves empty or torn fails its checksum on
   // read and is rebuilt, so durability would buy nothing but a disk flush per entry (~1 ms each, a fifth of
   // a cold build's wall time on the 2-core benchmark machine).
-  bool ok = write_all(fd.get(), bytes.data(), bytes.size());
+  bool ok = io::write_all(fd.get(), bytes);
   int err = ok ? 0 : errno;
   if (::close(fd.release()) != 0 && ok) {
     ok = false;

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "lib/io/file_descriptor.hpp"
+
 namespace shaderbake::io {
 
 namespace fs = std::filesystem;
@@ -61,40 +63,6 @@ Error io_error(const fs::path& path, const char* reason, const std::string& what
 
 Error errno_error(const fs::path& path, const std::string& what) {
   return io_error(path, "write_failed", what + ": " + std::strerror(errno));
-}
-
-// Closes a descriptor on every path out of a scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and reports close's own failure (a write error the kernel reports late, on NFS for one).
-  bool close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0;
-  }
-
- private:
-  int fd_;
-};
-
-bool write_all(int fd, std::span<const uint8_t> bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 // True when the open regular file `fd` holds exactly `bytes`.
@@ -144,7 +112,7 @@ void remove_stale_temporaries(int dir_fd, const std::string& prefix) {
 
 // Writes a new regular file at `target` (in directory `dir`, opened as `dir_fd`) through a temporary file.
 Status replace_regular_file(const fs::path& target, const fs::path& dir, std::span<const uint8_t> bytes) {
-  const Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0) return errno_error(target, "cannot open its directory " + dir.string());
   const std::string prefix = temporary_name_prefix(target);
   remove_stale_temporaries(dir_fd.get(), prefix);
@@ -158,7 +126,7 @@ Status replace_regular_file(const fs::path& target, const fs::path& dir, std::sp
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return errno_error(target, "cannot create a temporary file in " + dir.string());
-  Fd file(fd);
+  UniqueFd file(fd);
   auto fail = [&](const std::string& what) {
     Error e = errno_error(target, what);
     ::unlinkat(dir_fd.get(), temp.c_str(), 0);
@@ -175,7 +143,7 @@ Status replace_regular_file(const fs::path& target, const fs::path& dir, std::sp
 
 // Writes to a character device or FIFO as a stream.
 Status write_stream(const fs::path& target, std::span<const uint8_t> bytes) {
-  Fd fd(::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  UniqueFd fd(::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) return errno_error(target, "cannot open");
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0 || !(S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode)))
@@ -246,7 +214,7 @@ Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIden
   if (exists && !S_ISREG(info.st_mode))
     return io_error(path, "output_refused", std::string("is ") + kind_name(info.st_mode) + "; not replaced");
   if (exists && if_identical == IfIdentical::keep && static_cast<uint64_t>(info.st_size) == bytes.size()) {
-    const Fd fd(::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    const UniqueFd fd(::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     struct stat opened {};
     if (fd.get() >= 0 && ::fstat(fd.get(), &opened) == 0 && S_ISREG(opened.st_mode) && holds_exactly(fd.get(), bytes)) {
       // The bytes are right; a time that cannot be set (a file of another owner) is no reason to replace it.
