@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "cli/byte_size.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -14,39 +15,8 @@
 
 namespace shaderbake::cli {
 
-namespace {
-
-// "123" (bytes), or a number with one of K, M, G, T (powers of 1024, either case, an optional trailing B or
-// iB: 500M = 500MB = 500MiB). nullopt for anything else, and for sizes past 2^64 - 1.
-std::optional<uint64_t> parse_size(std::string_view text) {
-  uint64_t value = 0;
-  size_t i = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  if (i == 0) return std::nullopt;
-  std::string_view unit = text.substr(i);
-  if (unit.empty()) return value;
-  int shift = 0;
-  switch (unit[0]) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
-    default: return std::nullopt;
-  }
-  unit.remove_prefix(1);
-  if (!(unit.empty() || unit == "B" || unit == "b" || unit == "iB" || unit == "ib")) return std::nullopt;
-  if (value > (std::numeric_limits<uint64_t>::max() >> shift)) return std::nullopt;
-  return value << shift;
-}
-
-}  // namespace
-
 int run_cache_prune(const CachePruneOptions& options) {
-  const std::optional<uint64_t> max_bytes = parse_size(options.max_size);
+  const std::optional<uint64_t> max_bytes = parse_byte_size(options.max_size);
   if (!max_bytes) {
     print_error("--max-size " + options.max_size + ": not a size; give bytes or a number with K, M, G or T (e.g. 500M)");
     return kExitUsage;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "cli/command_output.hpp"
 #include "cli/exit_codes.hpp"
 
 namespace shaderbake::cli {
@@ -14,7 +15,7 @@ trace::ReaderOptions trace_reader_options(bool strict) {
   options.strict = strict;
   if (::isatty(STDERR_FILENO) != 0)
     options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
-      std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", path.c_str(), total ? 100.0 * done / total : 100.0,
+      std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", escape_controls(path).c_str(), total ? 100.0 * done / total : 100.0,
                    static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20),
                    done >= total ? "\n" : "");
     };
