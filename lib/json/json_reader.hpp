@@ -9,10 +9,16 @@
 //   out_of_range    a number or word outside the field's range
 //   unknown_name    a string that is not one of the field's names
 //   missing_field / duplicate_field
+//   too_deep        arrays and objects nested deeper than the record's depth limit (RecordContext::max_depth)
+//   oversized_record  a text longer than simdjson can index (4 GiB); readers set their own, lower, limit
+//
+// Numbers follow JSON Schema: an "integer" is any number whose fractional part is zero, so 1.0, 1e2 and -0
+// are integers (read exactly from the text, never through a double) and 1.5 is not.
 
 #include <simdjson.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <span>
 #include <string_view>
@@ -46,12 +52,37 @@ class Pointer {
   bool is_index_ = false;
 };
 
+// Deepest nesting of arrays and objects a record may have unless its reader says otherwise.
+inline constexpr uint32_t kDefaultMaxDepth = 256;
+// The most a reader may allow: simdjson's on-demand parser keeps 1024 levels of state in builds with its
+// development checks, and skip_validated never lets it descend past the limit, so the limit stays below that.
+inline constexpr uint32_t kMaxDepthCeiling = 1000;
+
 // The text of one record and how to turn a pointer into it back into a file position.
 class RecordContext {
  public:
   // `text_start` is the first byte of the record, which lies on `first_line` at `first_column` (1-based).
-  RecordContext(std::string_view file, uint64_t first_line, uint64_t first_column, const char* text_start)
-      : file_(file), first_line_(first_line), first_column_(first_column), text_start_(text_start) {}
+  // `max_depth` bounds the nesting of arrays and objects that skip_validated walks, counted from the
+  // record's outermost value (level 1); it is clamped to [1, kMaxDepthCeiling].
+  RecordContext(std::string_view file, uint64_t first_line, uint64_t first_column, const char* text_start,
+                uint32_t max_depth = kDefaultMaxDepth)
+      : file_(file),
+        first_line_(first_line),
+        first_column_(first_column),
+        text_start_(text_start),
+        max_depth_(max_depth < 1 ? 1 : max_depth > kMaxDepthCeiling ? kMaxDepthCeiling : max_depth) {}
+
+  // The same record for a value `levels` below its outermost one that is parsed as a document of its own
+  // (a slice such as a trace record's "program" object): positions are located in the record as before, and
+  // nesting is counted from the record, not from the slice.
+  RecordContext nested(uint32_t levels) const {
+    RecordContext inner = *this;
+    inner.depth_offset_ += levels;
+    return inner;
+  }
+  uint32_t max_depth() const { return max_depth_; }
+  // Nesting level of a value's own array or object (the outermost value of the record is level 1).
+  uint32_t level_of(od::value& value) const { return static_cast<uint32_t>(value.current_depth()) + depth_offset_; }
 
   SourceLocation locate(const char* at, const Pointer& pointer) const;
   SourceLocation locate(const char* at, std::string_view pointer) const;
@@ -66,6 +97,8 @@ class RecordContext {
   uint64_t first_line_;
   uint64_t first_column_;
   const char* text_start_;
+  uint32_t max_depth_;
+  uint32_t depth_offset_ = 0;
 };
 
 // Start of the token a value begins with (for error positions); nullptr when unknown.
@@ -77,8 +110,24 @@ Result<od::array> read_array(od::value& value, const RecordContext& ctx, const P
 Result<bool> read_bool(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 // The view points into the record text or the parser's string buffer: valid until the parser's next iterate().
 Result<std::string_view> read_string(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+// A JSON number read exactly from its text. `integer`: its fractional part is zero (JSON Schema's integer);
+// `fits`: an integer whose magnitude fits 64 bits, then held in `magnitude` (-0 is 0, not negative).
+struct Number {
+  bool negative = false;
+  bool integer = false;
+  bool fits = false;
+  uint64_t magnitude = 0;
+};
+// Parses one number token (trailing JSON whitespace allowed); nullopt when the text is not a JSON number.
+std::optional<Number> parse_number(std::string_view token);
+// A number of any size or precision (wrong_type for another JSON type, malformed_json for a bad number).
+Result<Number> read_number(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+// An integer (wrong_type for a fraction such as 1.5) in [INT64_MIN, INT64_MAX] or [0, max] (out_of_range).
 Result<int64_t> read_int(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 Result<uint64_t> read_uint_in(od::value& value, uint64_t max, const RecordContext& ctx, const Pointer& pointer);
+// read_uint_in's checks on a number already read; `token` is its text as written (for messages).
+Result<uint64_t> uint_in(const Number& number, std::string_view token, uint64_t max, const RecordContext& ctx,
+                         const char* at, const Pointer& pointer);
 // A 32-bit hardware word or colour: a "0x" hex string of 1-8 digits (either case) or an integer.
 Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
@@ -86,7 +135,14 @@ Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Poi
 Result<uint32_t> read_words(od::value& value, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& pointer);
 
 // Walks a value of any shape to its end, so malformed JSON inside fields a reader ignores is still caught.
+// Iterative (its own stack on the heap, never the call stack): an array or object nested deeper than
+// ctx.max_depth() is a too_deep error at its opening bracket, found before simdjson descends into it.
 Status skip_validated(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+
+// Position of the first '[' or '{' outside strings in `text` that opens nesting level max_depth + 1, or
+// nullptr when the text nests no deeper than max_depth. A byte scan (one pass, no stack): it also answers
+// for text that is not valid JSON, so a bad record can be told apart as too deep.
+const char* find_too_deep(std::string_view text, uint32_t max_depth);
 
 // Parses "0x..." hex (1-8 digits); false when the text is not that.
 bool parse_hex_word(std::string_view text, uint32_t* out);

@@ -297,10 +297,16 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
       default: {
         s.dynamic_states = 0;
         auto n = json::for_each_element(f, names::dynamic_states().size(), ctx, p, [&](value& item, size_t, const json::Pointer& ip) {
+          const char* item_at = json::token_position(item);
           uint32_t bit = 0;
           Status d = read_name(item, names::dynamic_states(), ctx, ip, &bit);
+          if (!d) return d;
+          // The schema's uniqueItems: a state listed twice is a mistake of the writer, not a second meaning.
+          if (s.dynamic_states & bit)
+            return Status(ctx.error(item_at, ip, "invalid_host_state",
+                                    "dynamic state " + names::name_of(names::dynamic_states(), bit) + " is listed twice"));
           s.dynamic_states |= bit;
-          return d;
+          return ok_status();
         });
         if (!n) return std::move(n).error();
         return ok_status();

@@ -25,27 +25,65 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";  // UTF-8, written by some Windows tools
+constexpr size_t kWindow = size_t{64} << 20;                  // mapped window of a JSON Lines file
+constexpr size_t kChunk = size_t{4} << 20;                    // read() chunk of a stream or document
+
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return static_cast<size_t>(XXH3_64bits(s.data(), s.size())); }
 };
 
-// Column of the first syntax error in `text` (1-based), found by a strict second parser. Only used on the
+// Finds where JSON breaks and nothing else: a SAX handler that keeps nothing, so the check costs a pass and
+// the parser's own bit per level of nesting, never a document in memory.
+class SyntaxProbe final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::json::exception& e) override {
+    // A syntax error (ids 1xx) has a position; valid syntax that nlohmann cannot hold (a number like 1e999,
+    // id 406) has no position better than the start.
+    offset = e.id >= 100 && e.id < 200 && position > 0 ? position - 1 : 0;
+    return false;
+  }
+  uint64_t offset = 0;
+};
+
+// Offset of the first syntax error in `text` (0-based), found by a strict second parser. Only used on the
 // error path, where simdjson's on-demand API does not say where the JSON broke.
 uint64_t syntax_error_offset(std::string_view text) {
+  SyntaxProbe probe;
   try {
-    const auto parsed = nlohmann::json::parse(text.begin(), text.end());
-    (void)parsed;
-  } catch (const nlohmann::json::parse_error& e) {
-    return e.byte == 0 ? 0 : e.byte - 1;
+    (void)nlohmann::json::sax_parse(text.begin(), text.end(), &probe);
   } catch (const std::exception&) {
-    // Valid syntax that nlohmann cannot hold (a number like 1e999): no position better than the start.
+    return 0;
   }
-  return 0;
+  return probe.offset;
 }
 
 std::span<const uint8_t> as_bytes(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
+// Characters (Unicode code points) of valid UTF-8 text, as JSON Schema's minLength and maxLength count them.
+size_t code_points(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::string capture_example() {
+  return "{\"type\":\"capture\",\"format\":\"" + std::string(kTraceFormat) + "\",\"guest\":...}";
 }
 
 }  // namespace
@@ -59,8 +97,18 @@ class TraceReader::FileState {
   // Processes one record: `text` lies in a buffer readable `capacity` bytes from text.data()
   // (capacity >= text.size() + SIMDJSON_PADDING). Returns an error only when reading must stop.
   Status record(std::string_view text, size_t capacity, uint64_t line, uint64_t column, bool last_unterminated);
+  // A record skipped unread (oversized_record, or too_deep found by the document scanner), at `line`:`column`.
+  Status skipped(std::string_view reason, uint64_t line, uint64_t column, std::string message);
+  // A problem of the file as a whole (the document form's structure): ends the file.
+  Status broken(Error error) {
+    current_ = Current{};
+    return bad(std::move(error), true);
+  }
+  // At the end of the input: a file that never reached its capture record is missing_capture.
+  Status finish();
 
   bool abandoned() const { return abandoned_; }
+  const std::string& path() const { return summary_.path; }
   // Lines of this file handed to read_lines so far (files are read window by window).
   uint64_t& lines_read() { return lines_read_; }
 
@@ -70,9 +118,18 @@ class TraceReader::FileState {
     uint32_t program;
     uint32_t host;
   };
+  // The record being processed, for bad(): where its text is, and whether it is a capture record. Set by
+  // record() (left as it is when record() returns: cheaper than clearing it on every path), cleared by the
+  // other callers of bad().
+  struct Current {
+    std::string_view text;  // data() is nullptr when bad() is called for no record
+    uint64_t line = 0, column = 0;
+    bool is_capture = false;
+  };
 
   // Reports a bad record; returns the error when reading must stop (strict mode). A file-level problem
-  // marks the file abandoned: the caller stops reading it.
+  // marks the file abandoned: the caller stops reading it. Before the capture record every problem is one
+  // of the file. A bad record nested deeper than the limit is reported as too_deep, whatever else is wrong.
   Status bad(Error error, bool file_level = false);
   Result<uint32_t> program_of(std::string_view text, size_t capacity, const json::RecordContext& outer);
   Result<uint32_t> host_of(std::string_view text, size_t capacity, const json::RecordContext& outer);
@@ -80,7 +137,8 @@ class TraceReader::FileState {
   Status capture(std::string_view text, std::string_view format, std::string_view guest, bool has_format,
                  bool has_guest, const json::RecordContext& ctx);
 
-  // Opens `text` (a sub-slice of the record) as its own document on the field parser.
+  // Opens `text` (an object slice of the record, one level below its root) as its own document on the
+  // field parser.
   template <class Decode>
   auto decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer, const json::Pointer& pointer,
                     Decode&& decode) -> decltype(decode(std::declval<od::value&>(), outer));
@@ -92,10 +150,31 @@ class TraceReader::FileState {
   bool capture_seen_ = false;
   bool abandoned_ = false;
   uint64_t lines_read_ = 0;
+  Current current_;
   std::unordered_map<std::string, StateEntry, StringHash, std::equal_to<>> states_;
 };
 
 Status TraceReader::FileState::bad(Error error, bool file_level) {
+  if (current_.text.data() != nullptr && error.reason != "too_deep" && error.reason != "oversized_record") {
+    // One scan of a record already known bad: deep nesting anywhere in it, even inside a field that failed
+    // for another reason first, is what the user has to fix.
+    const json::RecordContext ctx(summary_.path, current_.line, current_.column, current_.text.data(), r_.max_depth());
+    if (const char* deep = json::find_too_deep(current_.text, ctx.max_depth()))
+      error = ctx.error(deep, "", "too_deep",
+                        "the record nests arrays and objects deeper than " + std::to_string(ctx.max_depth()) +
+                            " levels (the reader's depth limit)");
+  }
+  if (!capture_seen_) {
+    // The file does not start with a valid capture record: nothing in it can be attributed to a capture,
+    // so the file is unusable. A capture record keeps its own reason, and so does a record too deep or too
+    // long to be read (what is known of it is what must be fixed); anything else is missing_capture.
+    file_level = true;
+    if (!current_.is_capture && error.reason != "too_deep" && error.reason != "oversized_record" &&
+        error.reason != "missing_capture") {
+      error.message = "the file does not start with a capture record " + capture_example() + ": " + error.message;
+      error.reason = "missing_capture";
+    }
+  }
   ++summary_.bad_records[error.reason];
   // A file-level problem ends this file (reported as an error) but, outside strict mode, not the run.
   const bool stop = r_.options_.strict;
@@ -108,12 +187,40 @@ Status TraceReader::FileState::bad(Error error, bool file_level) {
   return ok_status();
 }
 
+Status TraceReader::FileState::skipped(std::string_view reason, uint64_t line, uint64_t column, std::string message) {
+  current_ = Current{};  // no record text to look into
+  ++summary_.records;
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = std::string(reason);
+  e.message = std::move(message);
+  e.where.file = summary_.path;
+  e.where.line = line;
+  e.where.column = column;
+  return bad(std::move(e));
+}
+
+Status TraceReader::FileState::finish() {
+  if (capture_seen_ || abandoned_) return ok_status();
+  current_ = Current{};
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = "missing_capture";
+  e.message = "the file holds no record (it is empty, blank or only a byte-order mark); a trace starts with the capture record " +
+              capture_example();
+  e.where.file = summary_.path;
+  e.where.line = 1;
+  e.where.column = 1;
+  return bad(std::move(e), true);
+}
+
 template <class Decode>
 auto TraceReader::FileState::decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer,
                                           const json::Pointer& pointer, Decode&& decode)
     -> decltype(decode(std::declval<od::value&>(), outer)) {
-  // The slice lies inside the record, so the record's context locates its positions too (lazily, on error).
-  const json::RecordContext& ctx = outer;
+  // The slice lies inside the record, so the record's context locates its positions too (lazily, on
+  // error); its nesting is counted from the record's root, one level above the slice's.
+  const json::RecordContext ctx = outer.nested(1);
   od::document doc;
   if (auto err = r_.field_parser_.iterate(text.data(), text.size(), capacity).get(doc))
     return ctx.json_error(err, text.data(), pointer);
@@ -121,7 +228,6 @@ auto TraceReader::FileState::decode_slice(std::string_view text, size_t capacity
   if (auto err = doc.get_value().get(root)) return ctx.json_error(err, text.data(), pointer);
   return decode(root, ctx);
 }
-
 Result<uint32_t> TraceReader::FileState::program_of(std::string_view text, size_t capacity,
                                                     const json::RecordContext& outer) {
   const KeyHash text_hash = KeyHash::of(as_bytes(text));
@@ -205,12 +311,25 @@ Status TraceReader::FileState::capture(std::string_view text, std::string_view f
 
 Status TraceReader::FileState::record(std::string_view text, size_t capacity, uint64_t line, uint64_t column,
                                       bool last_unterminated) {
-  static constexpr std::array<std::string_view, 10> kNames = {"type",  "format", "guest",   "id",   "frame",
-                                                              "draw",  "state",  "program", "host", "dynamic"};
-  enum : size_t { kType, kFormat, kGuest, kId, kFrame, kDraw, kState, kProgram, kHost, kDynamic };
+  // Every field a record type defines (schemas/trace.schema.json). A record type reads its own; the others
+  // are, for that type, fields a capture tool added: checked as JSON and ignored, whatever their type.
+  static constexpr std::array<std::string_view, 13> kNames = {"type", "format", "guest",   "id",        "frame",
+                                                              "draw", "state",  "program", "host",      "dynamic",
+                                                              "generator", "title", "seed"};
+  enum : size_t { kType, kFormat, kGuest, kId, kFrame, kDraw, kState, kProgram, kHost, kDynamic, kGenerator, kTitle, kSeed };
+  enum class Kind : uint8_t { string, integer, object };
+  static constexpr std::array<Kind, kNames.size()> kKinds = {
+      Kind::string, Kind::string,  Kind::string, Kind::string, Kind::integer, Kind::integer, Kind::string,
+      Kind::object, Kind::object,  Kind::object, Kind::string, Kind::string,  Kind::integer};
+  static constexpr std::array<const char*, 3> kKindNames = {"a string", "an integer", "an object"};
+  auto bit = [](size_t i) { return uint64_t{1} << i; };
+  const uint64_t kCaptureFields = bit(kType) | bit(kFormat) | bit(kGuest) | bit(kGenerator) | bit(kTitle) | bit(kSeed);
+  const uint64_t kStateFields = bit(kType) | bit(kId) | bit(kProgram) | bit(kHost) | bit(kDynamic);
+  const uint64_t kDrawFields = bit(kType) | bit(kFrame) | bit(kDraw) | bit(kState) | bit(kProgram) | bit(kHost) | bit(kDynamic);
 
   ++summary_.records;
-  const json::RecordContext ctx(summary_.path, line, column, text.data());
+  const json::RecordContext ctx(summary_.path, line, column, text.data(), r_.max_depth());
+  current_ = Current{text, line, column, false};
 
   auto malformed = [&](simdjson::error_code code, const char* at) {
     Error e = ctx.json_error(code, at, "");
@@ -224,6 +343,11 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     }
     return e;
   };
+  // A malformed_json error from a walk of the record's values is located by the strict second parser.
+  auto relocate = [&](Error e) {
+    if (e.reason == "malformed_json") e = malformed(simdjson::TAPE_ERROR, nullptr);
+    return e;
+  };
 
   od::document doc;
   if (auto err = r_.record_parser_.iterate(text.data(), text.size(), capacity).get(doc))
@@ -231,91 +355,173 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   od::object obj;
   if (auto err = doc.get_object().get(obj)) return bad(malformed(err, text.data()));
 
-  // Strings stay valid in the record parser's string buffer until its next iterate(); objects are kept as
-  // raw text slices and decoded after the record is known to be well formed and of a known type.
-  std::string_view type, format, guest, id, state;
-  int64_t frame = -1, draw = -1;
-  std::string_view program_text, host_text, dynamic_text;
-  std::array<const char*, kNames.size()> at{};
+  // One pass over the fields, before the record's type is known (it may come last): each field of the JSON
+  // type it is defined with is read (strings stay valid in the record parser's string buffer until its next
+  // iterate(); objects are kept as raw text slices, decoded later); one of another JSON type is walked as
+  // JSON and remembered, an error only if the record's type reads it.
+  std::array<std::string_view, kNames.size()> strings{};
+  // The three integer fields, frame, draw and seed, in that order (slot = index - kFrame, seed last).
+  auto slot = [](size_t i) { return i == kSeed ? size_t{2} : i - kFrame; };
+  std::array<json::Number, 3> numbers;
+  std::array<std::string_view, 3> tokens;  // as written, for messages
+  std::array<const char*, kNames.size()> at;  // set for each field present (`seen`)
+  uint64_t mistyped = 0;
 
   uint64_t seen = 0;
-  Status fields = json::for_each_field(obj, kNames, false, ctx, "", &seen, [&](size_t i, od::value& v, const json::Pointer& p) -> Status {
+  auto on_field = [&](size_t i, od::value& v, const json::Pointer& p) -> Status {
     at[i] = json::token_position(v);
-    switch (i) {
-      case kType:
-      case kFormat:
-      case kGuest:
-      case kId:
-      case kState: {
+    // The first byte of a value says its JSON type (simdjson's type() looks at nothing else).
+    const char first = *at[i];
+    const bool defined_type = kKinds[i] == Kind::string    ? first == '"'
+                              : kKinds[i] == Kind::integer ? first == '-' || (first >= '0' && first <= '9')
+                                                           : first == '{';
+    if (!defined_type) {
+      mistyped |= bit(i);
+      return json::skip_validated(v, ctx, p);
+    }
+    switch (kKinds[i]) {
+      case Kind::string: {
         auto s = json::read_string(v, ctx, p);
         if (!s) return std::move(s).error();
-        (i == kType ? type : i == kFormat ? format : i == kGuest ? guest : i == kId ? id : state) = *s;
+        strings[i] = *s;
         return ok_status();
       }
-      case kFrame:
-      case kDraw: {
-        auto n = json::read_uint_in(v, INT64_MAX, ctx, p);
+      case Kind::integer: {
+        tokens[slot(i)] = v.raw_json_token();
+        // Fast path: a plain unsigned integer, nearly every number of a trace.
+        uint64_t u = 0;
+        if (!v.get_uint64().get(u)) {
+          numbers[slot(i)] = json::Number{false, true, true, u};
+          return ok_status();
+        }
+        auto n = json::read_number(v, ctx, p);
         if (!n) return std::move(n).error();
-        (i == kFrame ? frame : draw) = static_cast<int64_t>(*n);
+        numbers[slot(i)] = *n;
         return ok_status();
       }
-      default: {
+      case Kind::object: {
         od::object o;
         if (auto err = v.get_object().get(o)) return ctx.json_error(err, at[i], p);
-        std::string_view raw;
-        if (auto err = o.raw_json().get(raw)) return ctx.json_error(err, at[i], p);
-        (i == kProgram ? program_text : i == kHost ? host_text : dynamic_text) = raw;
+        if (auto err = o.raw_json().get(strings[i])) return ctx.json_error(err, at[i], p);
         return ok_status();
       }
     }
-  });
-  if (!fields) {
-    Error e = std::move(fields).error();
-    if (e.reason == "malformed_json") e = malformed(simdjson::TAPE_ERROR, nullptr);
-    return bad(std::move(e));
-  }
+    return ok_status();
+  };
+  Status fields = json::for_each_field(obj, kNames, false, ctx, "", &seen, on_field);
+  if (!fields) return bad(relocate(std::move(fields).error()));
   {
     // Anything after the record's closing brace is trailing garbage (current_location fails at the end).
     const char* rest = nullptr;
     if (!doc.current_location().get(rest)) return bad(malformed(simdjson::TRAILING_CONTENT, rest));
   }
 
-  auto has = [&](size_t i) { return (seen >> i) & 1; };
+  auto has = [&](size_t i) { return (seen & bit(i)) != 0; };
+  const json::Pointer record_root("");  // parent of the field pointers below (they refer to it)
   // Bytes readable from a slice of this record (the record's own padding guarantee carries over).
   auto slice_capacity = [&](std::string_view slice) { return capacity - static_cast<size_t>(slice.data() - text.data()); };
   if (!has(kType)) return bad(ctx.error(text.data(), "/type", "missing_field", "record has no \"type\""));
+  if (mistyped & bit(kType))
+    return bad(ctx.error(at[kType], "/type", "wrong_type", "field /type must be a string: capture, state or draw"));
+  const std::string_view type = strings[kType];
+  enum class Type : uint8_t { capture, state, draw };
+  Type record_type;
+  uint64_t reads;
+  if (type == "draw") {
+    record_type = Type::draw;
+    reads = kDrawFields;
+  } else if (type == "state") {
+    record_type = Type::state;
+    reads = kStateFields;
+  } else if (type == "capture") {
+    record_type = Type::capture;
+    reads = kCaptureFields;
+  } else {
+    return bad(ctx.error(at[kType], "/type", "unknown_record_type",
+                         "unknown record type \"" + std::string(type.substr(0, 40)) + "\" (expected capture, state or draw)"));
+  }
+  current_.is_capture = record_type == Type::capture;
 
-  if (type == "capture") return capture(text, format, guest, has(kFormat), has(kGuest), ctx);
+  // Objects this record type does not read were only stepped over: check them as JSON like any other field
+  // a capture tool added.
+  const uint64_t kObjectFields = bit(kProgram) | bit(kHost) | bit(kDynamic);
+  for (size_t i : {kProgram, kHost, kDynamic}) {
+    if (!(seen & kObjectFields & ~reads & ~mistyped)) break;  // the common case: none
+    if (!has(i) || (reads & bit(i)) || (mistyped & bit(i))) continue;
+    const json::Pointer pointer(record_root, kNames[i]);
+    Status valid = decode_slice(strings[i], slice_capacity(strings[i]), ctx, pointer,
+                                [&](od::value& root, const json::RecordContext& c) -> Status {
+                                  return json::skip_validated(root, c, pointer);
+                                });
+    if (!valid) return bad(relocate(std::move(valid).error()));
+  }
+  // The first field (in the text) that this record type reads but that has another JSON type.
+  if (mistyped & reads) {
+    size_t first = kNames.size();
+    for (size_t i = 0; i < kNames.size(); ++i)
+      if ((mistyped & reads & bit(i)) && (first == kNames.size() || at[i] < at[first])) first = i;
+    if (first != kNames.size()) {
+      const json::Pointer pointer(record_root, kNames[first]);
+      return bad(ctx.error(at[first], pointer, "wrong_type",
+                           "field " + pointer.str() + " must be " + kKindNames[static_cast<size_t>(kKinds[first])]));
+    }
+  }
+  // The checks below run on every record: each is a plain test, and only a failure builds its Error.
+  // A number field read by this type, in [0, max].
+  auto integer_fits = [&](size_t i, uint64_t max) {
+    const json::Number& n = numbers[slot(i)];
+    return n.integer && n.fits && !n.negative && n.magnitude <= max;
+  };
+  auto integer_error = [&](size_t i, uint64_t max) {
+    return std::move(json::uint_in(numbers[slot(i)], tokens[slot(i)], max, ctx, at[i], json::Pointer("", kNames[i]))).error();
+  };
+
+  if (record_type == Type::capture) {
+    // Provenance of any size: only its being a non-negative integer is checked.
+    if (has(kSeed) && !(numbers[slot(kSeed)].integer && !numbers[slot(kSeed)].negative))
+      return bad(integer_error(kSeed, UINT64_MAX));  // a fraction or a negative number
+    return capture(text, strings[kFormat], strings[kGuest], has(kFormat), has(kGuest), ctx);
+  }
   if (!capture_seen_)
     return bad(ctx.error(text.data(), "", "missing_capture",
-                         "the first record must be {\"type\":\"capture\",\"format\":\"" + std::string(kTraceFormat) +
-                             "\",\"guest\":...}; without it the file cannot be read"),
+                         "the first record must be the capture record " + capture_example() +
+                             "; without it the file cannot be read"),
                true);
 
-  auto require = [&](size_t i, const char* what) -> Status {
-    if (has(i)) return ok_status();
+  auto present = [&](uint64_t fields) { return (seen & fields) == fields; };
+  // A missing_field error for the first of `fields` absent.
+  auto missing = [&](uint64_t fields, const char* what) {
+    size_t i = 0;
+    while (!(fields & bit(i)) || has(i)) ++i;
     return ctx.error(text.data(), json::Pointer("", kNames[i]), "missing_field",
                      std::string("a ") + what + " record needs \"" + std::string(kNames[i]) + "\"");
   };
+  // A state id, in a state record or a draw: 1 to 256 characters, as the schema's minLength and maxLength.
+  auto id_fits = [&](size_t i) {
+    if (!strings[i].empty() && strings[i].size() <= 256) return true;  // bytes >= characters
+    const size_t length = code_points(strings[i]);
+    return length >= 1 && length <= 256;
+  };
+  auto id_error = [&](size_t i) {
+    return ctx.error(at[i], json::Pointer("", kNames[i]), "out_of_range",
+                     "a state id is 1 to 256 characters long; this one has " + std::to_string(code_points(strings[i])));
+  };
 
-  if (type == "state") {
-    for (size_t i : {kId, kProgram, kHost}) {
-      Status s = require(i, "state");
-      if (!s) return bad(std::move(s).error());
-    }
-    if (has(kState) || has(kFrame) || has(kDraw))
-      return bad(ctx.error(text.data(), "", "conflicting_fields", "a state record carries no \"state\", \"frame\" or \"draw\""));
+  if (record_type == Type::state) {
+    if (!present(bit(kId) | bit(kProgram) | bit(kHost))) return bad(missing(bit(kId) | bit(kProgram) | bit(kHost), "state"));
+    if (!id_fits(kId)) return bad(id_error(kId));
+    const std::string_view id = strings[kId];
     if (states_.count(id) != 0)
       return bad(ctx.error(at[kId], "/id", "duplicate_state_id",
                            "state id \"" + std::string(id.substr(0, 60)) + "\" is defined twice in this file; the first definition stands"));
     // A bad state is remembered as bad, so that its draws count as state_rejected, not unknown_state.
     auto decoded = [&]() -> Result<StateEntry> {
-      auto program = program_of(program_text, slice_capacity(program_text), ctx);
+      auto program = program_of(strings[kProgram], slice_capacity(strings[kProgram]), ctx);
       if (!program) return std::move(program).error();
-      auto host = host_of(host_text, slice_capacity(host_text), ctx);
+      auto host = host_of(strings[kHost], slice_capacity(strings[kHost]), ctx);
       if (!host) return std::move(host).error();
       if (has(kDynamic))
-        if (Status d = check_dynamic(dynamic_text, slice_capacity(dynamic_text), ctx); !d) return std::move(d).error();
+        if (Status d = check_dynamic(strings[kDynamic], slice_capacity(strings[kDynamic]), ctx); !d) return std::move(d).error();
       return StateEntry{true, *program, *host};
     }();
     const StateEntry entry = decoded ? *decoded : StateEntry{false, 0, 0};
@@ -325,54 +531,57 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     return ok_status();
   }
 
-  if (type == "draw") {
-    for (size_t i : {kFrame, kDraw}) {
-      Status s = require(i, "draw");
-      if (!s) return bad(std::move(s).error());
-    }
-    DrawEvent event{file_index_, line, frame, draw, 0, 0};
-    if (has(kState)) {
-      if (has(kProgram) || has(kHost))
-        return bad(ctx.error(at[kState], "/state", "conflicting_fields",
-                             "a draw names a \"state\" or carries \"program\" and \"host\", not both"));
-      auto found = states_.find(state);
-      if (found == states_.end())
-        return bad(ctx.error(at[kState], "/state", "unknown_state",
-                             "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", which no earlier state record of this file defines"));
-      if (!found->second.good)
-        return bad(ctx.error(at[kState], "/state", "state_rejected",
-                             "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", whose record was bad (reported above)"));
-      event.program = found->second.program;
-      event.host = found->second.host;
-    } else {
-      for (size_t i : {kProgram, kHost}) {
-        Status s = require(i, "draw (without \"state\")");
-        if (!s) return bad(std::move(s).error());
-      }
-      auto program = program_of(program_text, slice_capacity(program_text), ctx);
-      if (!program) return bad(std::move(program).error());
-      auto host = host_of(host_text, slice_capacity(host_text), ctx);
-      if (!host) return bad(std::move(host).error());
-      event.program = *program;
-      event.host = *host;
-    }
+  // A draw.
+  if (!present(bit(kFrame) | bit(kDraw))) return bad(missing(bit(kFrame) | bit(kDraw), "draw"));
+  if (!integer_fits(kFrame, INT64_MAX)) return bad(integer_error(kFrame, INT64_MAX));
+  if (!integer_fits(kDraw, INT64_MAX)) return bad(integer_error(kDraw, INT64_MAX));
+  DrawEvent event{file_index_, line, static_cast<int64_t>(numbers[slot(kFrame)].magnitude),
+                  static_cast<int64_t>(numbers[slot(kDraw)].magnitude), 0, 0};
+  if (has(kState)) {
+    if (has(kProgram) || has(kHost) || has(kDynamic))
+      return bad(ctx.error(at[kState], "/state", "conflicting_fields",
+                           "a draw names a \"state\" or carries \"program\", \"host\" and \"dynamic\", not both"));
+    if (!id_fits(kState)) return bad(id_error(kState));
+    const std::string_view state = strings[kState];
+    auto found = states_.find(state);
+    if (found == states_.end())
+      return bad(ctx.error(at[kState], "/state", "unknown_state",
+                           "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", which no earlier state record of this file defines"));
+    if (!found->second.good)
+      return bad(ctx.error(at[kState], "/state", "state_rejected",
+                           "draw refers to state \"" + std::string(state.substr(0, 60)) + "\", whose record was bad (reported above)"));
+    event.program = found->second.program;
+    event.host = found->second.host;
+  } else {
+    if (!present(bit(kProgram) | bit(kHost))) return bad(missing(bit(kProgram) | bit(kHost), "draw (without \"state\")"));
+    auto program = program_of(strings[kProgram], slice_capacity(strings[kProgram]), ctx);
+    if (!program) return bad(std::move(program).error());
+    auto host = host_of(strings[kHost], slice_capacity(strings[kHost]), ctx);
+    if (!host) return bad(std::move(host).error());
+    event.program = *program;
+    event.host = *host;
     if (has(kDynamic)) {
-      Status d = check_dynamic(dynamic_text, slice_capacity(dynamic_text), ctx);
+      Status d = check_dynamic(strings[kDynamic], slice_capacity(strings[kDynamic]), ctx);
       if (!d) return bad(std::move(d).error());
     }
-    ++summary_.draws;
-    consumer_.on_draw(event);
-    return ok_status();
   }
-
-  return bad(ctx.error(at[kType], "/type", "unknown_record_type",
-                       "unknown record type \"" + std::string(type.substr(0, 40)) + "\" (expected capture, state or draw)"));
+  ++summary_.draws;
+  consumer_.on_draw(event);
+  return ok_status();
 }
 
 TraceReader::TraceReader(const GuestModel& model, ReaderOptions options, DiagnosticSink& sink)
     : model_(model), options_(options), sink_(sink) {}
 
 TraceReader::~TraceReader() = default;
+
+uint32_t TraceReader::max_depth() const {
+  return std::clamp<uint32_t>(options_.max_depth, ReaderOptions::kMinDepth, json::kMaxDepthCeiling);
+}
+
+uint64_t TraceReader::max_record_bytes() const {
+  return std::min(options_.max_record_bytes, ReaderOptions::kMaxRecordBytesCeiling);
+}
 
 std::map<std::string, uint64_t> TraceReader::bad_records() const {
   std::map<std::string, uint64_t> total;
@@ -393,24 +602,429 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+std::string oversized_message(uint64_t limit) {
+  return "the record is longer than the record-size limit of " + std::to_string(limit) +
+         " bytes; it is skipped without being read (raise the limit to read it)";
+}
+
+// A read buffer of anonymous memory: reserved at its full size, but a page is resident only once written,
+// so an ordinary trace touches a chunk's worth, and only a long line makes it grow (up to the limit).
+// Mapped directly rather than allocated, so that it is returned whole on release under any allocator.
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(size_t size) : size_(size) {
+    void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<char*>(p);
+  }
+  ~ReadBuffer() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+  }
+  ReadBuffer(const ReadBuffer&) = delete;
+  ReadBuffer& operator=(const ReadBuffer&) = delete;
+
+  char* data() const { return data_; }  // nullptr when the memory could not be reserved
+  size_t size() const { return size_; }
+  // Gives back the pages from `offset` (rounded up to a page) to the end; they read as zero afterwards.
+  void release_from(size_t offset) {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t start = (offset + page - 1) / page * page;
+    if (data_ != nullptr && start < size_) (void)::madvise(data_ + start, size_ - start, MADV_DONTNEED);
+  }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_;
+};
+
+// What the document scanner finds, handed on as it finds it.
+class DocumentEvents {
+ public:
+  virtual ~DocumentEvents() = default;
+  // One entry of "records", complete: `text` may be read up to `capacity` bytes (>= size + SIMDJSON_PADDING).
+  virtual Status entry(std::string_view text, size_t capacity, uint64_t line, uint64_t column) = 0;
+  // An entry skipped unread (oversized_record or too_deep) at line:column.
+  virtual Status skipped(std::string_view reason, uint64_t line, uint64_t column, std::string message) = 0;
+  // The document around the entries is broken at line:column: nothing more is read.
+  virtual Status broken(uint64_t line, uint64_t column, std::string message) = 0;
+  // True once reading this file has ended (a file-level problem).
+  virtual bool stopped() const = 0;
+};
+
+// The document form, {"records": [...]}, read as its bytes arrive. A byte scanner follows the document's
+// structure (strings, escapes, bracket depth) to where each entry of "records" begins and ends, and hands
+// each entry on whole, to be read like a JSON Lines record (the record reader checks it as JSON). Only the
+// entry being read is held, at most `max_record` bytes of it: a longer entry is oversized_record and one that
+// nests deeper than `max_depth` too_deep, both scanned to their end without being kept. Members of the root
+// object other than "records" are stepped over by their structure only. Every byte is looked at once: memory
+// is bounded and time linear whatever the document, from a file or a pipe.
+//
+// Grammar followed (ws: JSON whitespace; a UTF-8 byte-order mark may come first):
+//   document: ws '{' ws [ member ws { ',' ws member ws } ] '}' ws      member: string ws ':' ws value
+//   exactly one member is "records": '[' ws [ entry ws { ',' ws entry ws } ] ']'
+class DocumentScanner {
+ public:
+  DocumentScanner(DocumentEvents& events, uint64_t max_record, uint32_t max_depth)
+      : events_(events), max_record_(max_record), max_depth_(max_depth) {}
+
+  // The next `size` bytes of the document, readable up to `readable` bytes from `data`
+  // (readable >= size + SIMDJSON_PADDING, so that an entry inside them is handed on in place).
+  Status feed(const char* data, size_t size, size_t readable);
+  // At the end of the input: a document cut short is broken. An input with nothing but whitespace (or a
+  // byte-order mark) is no document and no error here: the file then has no capture record.
+  Status finish();
+
+ private:
+  enum class State : uint8_t {
+    before_root,    // ws, then '{'
+    member_or_end,  // after '{': a member name or '}'
+    member,         // after ',': a member name
+    key,            // inside a member name
+    colon,          // after a member name: ':'
+    value,          // after ':': the member's value
+    skip_value,     // inside the value of a member other than "records"
+    records_first,  // after '[': an entry or ']'
+    records_next,   // after ',': an entry
+    entry,          // inside an entry
+    after_entry,    // ',' or ']'
+    after_member,   // ',' or '}'
+    after_root,     // ws only
+    failed,
+  };
+  // Where the scan of one JSON value stands: depth of open brackets, inside a string (just after a
+  // backslash), or inside a number or literal, which ends before the next delimiter.
+  struct ValueScan {
+    uint64_t depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    bool scalar = false;
+  };
+  enum class Step : uint8_t { more, ended_after, ended_before };
+
+  static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+  static bool starts_value(char c) {
+    return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
+  }
+  // Advances a value scan by one byte: whether the value goes on, ended with this byte, or ended before it.
+  static Step step(ValueScan& scan, char c);
+  void advance(char c) {
+    ++offset_;
+    if (c == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
+  }
+  Status fail(std::string message) {
+    state_ = State::failed;
+    return events_.broken(line_, column_, std::move(message));
+  }
+  bool key_is_records() const;
+  Status skip_entry(std::string_view reason, uint64_t line, uint64_t column, std::string message);
+  Status end_entry(const char* data, size_t end, size_t readable);
+  // Appends bytes of the entry being read to its buffer (the caller has checked the limit).
+  Status keep(const char* bytes, size_t size);
+
+  DocumentEvents& events_;
+  const uint64_t max_record_;
+  const uint32_t max_depth_;
+  State state_ = State::before_root;
+  ValueScan scan_;
+  uint64_t line_ = 1, column_ = 1;
+  uint64_t offset_ = 0;      // bytes of the input consumed
+  size_t bom_matched_ = 0;  // bytes of a leading byte-order mark
+  // The member name being read, as written (its first bytes: one longer than any spelling of "records" is
+  // another name).
+  std::string key_;
+  bool key_escaped_ = false, key_too_long_ = false;
+  bool records_seen_ = false;
+  // The entry being read: where it starts, its bytes from earlier chunks, where its bytes in this chunk
+  // start, and whether it is being skipped.
+  uint64_t entry_line_ = 0, entry_column_ = 0;
+  std::optional<ReadBuffer> entry_buffer_;  // reserved at the limit on first use, resident only as written
+  size_t entry_size_ = 0;
+  size_t entry_from_ = 0;
+  bool entry_skipped_ = false;
+};
+
+DocumentScanner::Step DocumentScanner::step(ValueScan& scan, char c) {
+  if (scan.in_string) {
+    if (scan.escaped) {
+      scan.escaped = false;
+    } else if (c == '\\') {
+      scan.escaped = true;
+    } else if (c == '"') {
+      scan.in_string = false;
+      if (scan.depth == 0) return Step::ended_after;
+    }
+    return Step::more;
+  }
+  if (scan.scalar) return is_ws(c) || c == ',' || c == ']' || c == '}' ? Step::ended_before : Step::more;
+  switch (c) {
+    case '"':
+      scan.in_string = true;
+      return Step::more;
+    case '[':
+    case '{':
+      ++scan.depth;
+      return Step::more;
+    case ']':
+    case '}':
+      // Depth is at least 1 here: a value starts with an opening byte, a quote or a scalar's first byte.
+      return --scan.depth == 0 ? Step::ended_after : Step::more;
+    default:
+      if (scan.depth == 0) scan.scalar = true;  // the first byte of a number or literal
+      return Step::more;
+  }
+}
+
+bool DocumentScanner::key_is_records() const {
+  if (key_too_long_) return false;
+  if (!key_escaped_) return key_ == "records";
+  // An escaped name: \uXXXX may spell an ASCII letter; any other escape is no letter, so another name.
+  std::string decoded;
+  for (size_t i = 0; i < key_.size(); ++i) {
+    if (key_[i] != '\\') {
+      decoded += key_[i];
+      continue;
+    }
+    if (i + 5 >= key_.size()) return false;  // \u and four hex digits
+    if (key_[i + 1] != 'u') return false;
+    uint32_t code = 0;
+    for (size_t k = i + 2; k < i + 6; ++k) {
+      const char h = key_[k];
+      uint32_t d;
+      if (h >= '0' && h <= '9') d = static_cast<uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f') d = static_cast<uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F') d = static_cast<uint32_t>(h - 'A' + 10);
+      else return false;
+      code = code << 4 | d;
+    }
+    if (code >= 0x80) return false;
+    decoded += static_cast<char>(code);
+    i += 5;
+  }
+  return decoded == "records";
+}
+
+Status DocumentScanner::skip_entry(std::string_view reason, uint64_t line, uint64_t column, std::string message) {
+  entry_skipped_ = true;
+  entry_size_ = 0;
+  if (entry_buffer_) entry_buffer_->release_from(0);  // give its memory back: the rest of it is never kept
+  return events_.skipped(reason, line, column, std::move(message));
+}
+
+Status DocumentScanner::keep(const char* bytes, size_t size) {
+  if (!entry_buffer_) {
+    entry_buffer_.emplace(static_cast<size_t>(max_record_) + simdjson::SIMDJSON_PADDING);
+    if (entry_buffer_->data() == nullptr) return fail("cannot reserve memory for a record of the document");
+  }
+  std::memcpy(entry_buffer_->data() + entry_size_, bytes, size);
+  entry_size_ += size;
+  return ok_status();
+}
+
+Status DocumentScanner::end_entry(const char* data, size_t end, size_t readable) {
+  state_ = State::after_entry;
+  if (entry_skipped_) return ok_status();
+  if (entry_size_ + (end - entry_from_) > max_record_)
+    return skip_entry("oversized_record", entry_line_, entry_column_, oversized_message(max_record_));
+  if (entry_size_ == 0) {
+    // The whole entry lies in this chunk: handed on in place (the chunk's padding covers it).
+    return events_.entry(std::string_view(data + entry_from_, end - entry_from_), readable - entry_from_, entry_line_,
+                         entry_column_);
+  }
+  if (Status s = keep(data + entry_from_, end - entry_from_); !s) return s;
+  const size_t text_size = entry_size_;
+  std::memset(entry_buffer_->data() + text_size, ' ', simdjson::SIMDJSON_PADDING);
+  Status s = events_.entry(std::string_view(entry_buffer_->data(), text_size), entry_buffer_->size(), entry_line_, entry_column_);
+  entry_size_ = 0;
+  if (text_size > kChunk) entry_buffer_->release_from(0);  // a long entry's pages are not kept resident
+  return s;
+}
+
+Status DocumentScanner::feed(const char* data, size_t size, size_t readable) {
+  entry_from_ = 0;
+  size_t pos = 0;
+  while (pos < size && state_ != State::failed && !events_.stopped()) {
+    const char c = data[pos];
+    // Each state either consumes the byte (break: the position moves past it) or hands it to the next state
+    // (continue without moving).
+    switch (state_) {
+      case State::before_root:
+        if (offset_ == bom_matched_ && bom_matched_ < kByteOrderMark.size() && c == kByteOrderMark[bom_matched_]) {
+          // Part of a leading byte-order mark: neither a character of the document nor a column.
+          ++bom_matched_;
+          ++offset_;
+          ++pos;
+          continue;
+        }
+        if (bom_matched_ != 0 && bom_matched_ < kByteOrderMark.size())
+          return fail("the file starts with a damaged byte-order mark");
+        if (is_ws(c)) break;
+        if (c != '{') return fail("a trace in the document form is one JSON object, {\"records\": [...]}");
+        state_ = State::member_or_end;
+        break;
+      case State::member_or_end:
+      case State::member:
+        if (is_ws(c)) break;
+        if (c == '}' && state_ == State::member_or_end) {
+          state_ = State::after_root;
+          break;
+        }
+        if (c != '"') return fail("expected the name of a member of the root object");
+        key_.clear();
+        key_escaped_ = key_too_long_ = false;
+        scan_ = ValueScan{};
+        state_ = State::key;
+        break;
+      case State::key:
+        if (scan_.escaped) {
+          scan_.escaped = false;
+        } else if (c == '\\') {
+          scan_.escaped = key_escaped_ = true;
+        } else if (c == '"') {
+          state_ = State::colon;
+          break;
+        }
+        if (key_.size() < 64) key_ += c;
+        else key_too_long_ = true;
+        break;
+      case State::colon:
+        if (is_ws(c)) break;
+        if (c != ':') return fail("expected ':' after the name of a member of the root object");
+        state_ = State::value;
+        break;
+      case State::value:
+        if (is_ws(c)) break;
+        if (key_is_records()) {
+          if (records_seen_) return fail("the document has a second \"records\" member");
+          if (c != '[') return fail("\"records\" must be an array of records");
+          records_seen_ = true;
+          state_ = State::records_first;
+          break;
+        }
+        if (!starts_value(c)) return fail("expected a value after ':'");
+        scan_ = ValueScan{};
+        state_ = State::skip_value;
+        continue;
+      case State::skip_value: {
+        const Step result = step(scan_, c);
+        if (result == Step::more) break;
+        state_ = State::after_member;
+        if (result == Step::ended_before) continue;  // the delimiter belongs to what follows
+        break;
+      }
+      case State::records_first:
+      case State::records_next:
+        if (is_ws(c)) break;
+        if (c == ']' && state_ == State::records_first) {
+          state_ = State::after_member;
+          break;
+        }
+        if (!starts_value(c))
+          return fail(state_ == State::records_first ? "expected a record or ']' in \"records\""
+                                                     : "expected a record after ','");
+        scan_ = ValueScan{};
+        entry_line_ = line_;
+        entry_column_ = column_;
+        entry_size_ = 0;
+        entry_from_ = pos;
+        entry_skipped_ = false;
+        state_ = State::entry;
+        continue;
+      case State::entry: {
+        const uint64_t depth_before = scan_.depth;
+        const Step result = step(scan_, c);
+        if (scan_.depth > depth_before && scan_.depth > max_depth_ && !entry_skipped_) {
+          Status s = skip_entry("too_deep", line_, column_,
+                                "the record nests arrays and objects deeper than " + std::to_string(max_depth_) +
+                                    " levels (the reader's depth limit); it is skipped unread");
+          if (!s) return s;
+        }
+        if (result == Step::more) break;
+        if (result == Step::ended_before) {
+          if (Status s = end_entry(data, pos, readable); !s) return s;
+          continue;
+        }
+        if (Status s = end_entry(data, pos + 1, readable); !s) return s;
+        break;
+      }
+      case State::after_entry:
+        if (is_ws(c)) break;
+        if (c == ',') {
+          state_ = State::records_next;
+          break;
+        }
+        if (c != ']') return fail("expected ',' or ']' after a record");
+        state_ = State::after_member;
+        break;
+      case State::after_member:
+        if (is_ws(c)) break;
+        if (c == ',') {
+          state_ = State::member;
+          break;
+        }
+        if (c != '}') return fail("expected ',' or '}' after a member of the root object");
+        state_ = State::after_root;
+        break;
+      case State::after_root:
+        if (is_ws(c)) break;
+        return fail("content after the end of the document");
+      case State::failed:
+        return ok_status();
+    }
+    advance(c);
+    ++pos;
+  }
+  // An entry going on past this chunk keeps its bytes so far, unless that makes it longer than the limit.
+  if (state_ == State::entry && !entry_skipped_) {
+    if (entry_size_ + (size - entry_from_) > max_record_)
+      return skip_entry("oversized_record", entry_line_, entry_column_, oversized_message(max_record_));
+    return keep(data + entry_from_, size - entry_from_);
+  }
+  return ok_status();
+}
+
+Status DocumentScanner::finish() {
+  if (events_.stopped()) return ok_status();  // the file already ended with a problem of its own
+  switch (state_) {
+    case State::after_root:
+    case State::failed:
+      return ok_status();
+    case State::before_root:
+      if (bom_matched_ != 0 && bom_matched_ < kByteOrderMark.size())
+        return fail("the file starts with a damaged byte-order mark");
+      return ok_status();
+    case State::entry:
+      if (scan_.scalar && scan_.depth == 0) return fail("the document ends after its last record, before \"]}\" (cut short?)");
+      return fail("the document ends inside a record (cut short?)");
+    default:
+      return fail("the document ends before its closing '}' (cut short?)");
+  }
+}
+
 }  // namespace
 
 // Hands every non-blank line of [base, base + size) to `file`, numbering lines on from file.lines_read().
 // Bytes up to base + readable may be read; a line too close to that end for simdjson's padding is copied
-// into a padded buffer first.
+// into a padded buffer first. A line longer than the record-size limit is oversized_record, never parsed.
 Status TraceReader::read_lines(FileState& file, const char* base, size_t size, size_t readable) {
   std::vector<char> tail;
   uint64_t& line = file.lines_read();
+  const uint64_t max_record = max_record_bytes();
   size_t start = 0;
-  // A UTF-8 byte-order mark some Windows tools write at the start of a file is not JSON: skip it.
-  if (line == 0 && size >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0) start = 3;
+  if (line == 0 && size >= kByteOrderMark.size() && std::memcmp(base, kByteOrderMark.data(), kByteOrderMark.size()) == 0)
+    start = kByteOrderMark.size();
   for (size_t pos = start; pos < size && !file.abandoned();) {
     const char* nl = static_cast<const char*>(std::memchr(base + pos, '\n', size - pos));
     const size_t end = nl ? static_cast<size_t>(nl - base) : size;
     ++line;
     std::string_view record(base + pos, end - pos);
     if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
-    if (!is_blank(record)) {
+    if (record.size() > max_record) {
+      if (Status s = file.skipped("oversized_record", line, 1, oversized_message(max_record)); !s) return s;
+    } else if (!is_blank(record)) {
       size_t capacity = readable - pos;
       if (capacity < record.size() + simdjson::SIMDJSON_PADDING) {
         tail.assign(record.begin(), record.end());
@@ -426,6 +1040,37 @@ Status TraceReader::read_lines(FileState& file, const char* base, size_t size, s
   return ok_status();
 }
 
+namespace {
+
+// The document scanner's findings, given to a file's reading state.
+template <class File>
+class DocumentToFile final : public DocumentEvents {
+ public:
+  explicit DocumentToFile(File& file) : file_(file) {}
+  Status entry(std::string_view text, size_t capacity, uint64_t line, uint64_t column) override {
+    return file_.record(text, capacity, line, column, false);
+  }
+  Status skipped(std::string_view reason, uint64_t line, uint64_t column, std::string message) override {
+    return file_.skipped(reason, line, column, std::move(message));
+  }
+  Status broken(uint64_t line, uint64_t column, std::string message) override {
+    Error e;
+    e.kind = ErrorKind::bad_input;
+    e.reason = "malformed_json";
+    e.message = "the document is not {\"records\": [...]}: " + message;
+    e.where.file = file_.path();
+    e.where.line = line;
+    e.where.column = column;
+    return file_.broken(std::move(e));
+  }
+  bool stopped() const override { return file_.abandoned(); }
+
+ private:
+  File& file_;
+};
+
+}  // namespace
+
 Status TraceReader::read_text(std::string_view name, std::string_view text, bool document_form, DrawConsumer& consumer) {
   files_.push_back(FileSummary{});
   FileSummary& summary = files_.back();
@@ -434,212 +1079,235 @@ Status TraceReader::read_text(std::string_view name, std::string_view text, bool
 
   // simdjson reads up to SIMDJSON_PADDING bytes past any value; give it a padded copy.
   simdjson::padded_string padded(text);
-  const char* base = padded.data();
-  const size_t size = padded.size();
-  const size_t capacity_end = size + simdjson::SIMDJSON_PADDING;
-
-  if (!document_form) return read_lines(file, base, size, capacity_end);
-
-  // Document form: {"records": [ {...}, ... ]}. Each entry is handed to the same record reader as a slice.
-  const json::RecordContext doc_ctx(summary.path, 1, 1, base);
-  auto file_error = [&](Error e) -> Status {
-    ++summary.bad_records[e.reason];
-    summary.readable = false;
-    sink_.report(Severity::error, e);
-    return e;
-  };
-  od::document doc;
-  const size_t bom = size >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // UTF-8 byte-order mark
-  if (auto err = document_parser_.iterate(base + bom, size - bom, size + simdjson::SIMDJSON_PADDING - bom).get(doc))
-    return file_error(doc_ctx.json_error(err, base, ""));
-  od::object root;
-  if (auto err = doc.get_object().get(root)) return file_error(doc_ctx.json_error(err, base, ""));
-  od::value records_value;
-  if (auto err = root.find_field_unordered("records").get(records_value))
-    return file_error(doc_ctx.json_error(err, base, "/records"));
-  od::array records;
-  if (auto err = records_value.get_array().get(records)) return file_error(doc_ctx.json_error(err, base, "/records"));
-  uint64_t line = 1;
-  const char* line_start = base;
-  const char* counted_to = base;
-  size_t index = 0;
-  for (auto element : records) {
-    od::value entry;
-    if (auto err = element.get(entry)) return file_error(doc_ctx.json_error(err, nullptr, json::Pointer("/records", index)));
-    const char* at = json::token_position(entry);
-    od::json_type type;
-    if (auto err = entry.type().get(type)) return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
-    if (type != od::json_type::object) {
-      // Not a record at all: count it, skip it, keep reading the others.
-      const json::Pointer records_pointer("/records");
-      const json::Pointer pointer(records_pointer, index++);
-      Status skipped = json::skip_validated(entry, doc_ctx, pointer);
-      if (!skipped) return file_error(std::move(skipped).error());
-      ++summary.records;
-      ++summary.bad_records["wrong_type"];
-      Error e = doc_ctx.error(at, pointer, "wrong_type", "record " + pointer.str() + " is not a JSON object");
-      sink_.report(options_.strict ? Severity::error : Severity::warning, e);
-      if (options_.strict) return e;
-      continue;
-    }
-    od::object entry_object;
-    std::string_view raw;
-    if (auto err = entry.get_object().get(entry_object))
-      return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
-    if (auto err = entry_object.raw_json().get(raw))
-      return file_error(doc_ctx.json_error(err, at, json::Pointer("/records", index)));
-    for (; counted_to < raw.data(); ++counted_to)
-      if (*counted_to == '\n') {
-        ++line;
-        line_start = counted_to + 1;
-      }
-    const size_t offset = static_cast<size_t>(raw.data() - base);
-    Status s = file.record(raw, capacity_end - offset, line, 1 + static_cast<uint64_t>(raw.data() - line_start), false);
-    if (!s) return s;
-    if (file.abandoned()) return ok_status();
-    ++index;
+  const size_t readable = padded.size() + simdjson::SIMDJSON_PADDING;
+  Status status = ok_status();
+  if (document_form) {
+    DocumentToFile<FileState> events(file);
+    DocumentScanner scanner(events, max_record_bytes(), max_depth());
+    status = scanner.feed(padded.data(), padded.size(), readable);
+    if (status) status = scanner.finish();
+  } else {
+    status = read_lines(file, padded.data(), padded.size(), readable);
   }
-  return ok_status();
+  if (!status) return status;
+  return file.finish();
+}
+
+Status TraceReader::io_error(const std::string& path, const std::string& what) {
+  Error e;
+  e.kind = ErrorKind::io;
+  e.reason = "unreadable_file";
+  e.message = what + ": " + std::strerror(errno);
+  e.where.file = path;
+  files_.push_back(FileSummary{});
+  files_.back().path = path;
+  files_.back().readable = false;
+  ++files_.back().bad_records[e.reason];
+  sink_.report(Severity::error, e);
+  return e;
 }
 
 Status TraceReader::read_file(const std::string& path, DrawConsumer& consumer) {
-  const bool document_form = ends_with(path, ".json");
-  auto io_error = [&](const std::string& what) -> Status {
-    Error e;
-    e.kind = ErrorKind::io;
-    e.reason = "unreadable_file";
-    e.message = what + ": " + std::strerror(errno);
-    e.where.file = path;
-    files_.push_back(FileSummary{});
-    files_.back().path = path;
-    files_.back().readable = false;
-    ++files_.back().bad_records[e.reason];
-    sink_.report(Severity::error, e);
-    return e;
-  };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open the trace");
-
+  if (fd < 0) return io_error(path, "cannot open the trace");
   struct stat info {};
   const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  const uint64_t size = regular ? static_cast<uint64_t>(info.st_size) : 0;  // for progress only, unless mapped
+  Status status = ok_status();
   // A digest must be of the very bytes parsed: a mapping shows another writer's changes between parsing and
   // hashing, so a file to digest is read into a private buffer like a stream.
-  if (!document_form && !options_.digest_content && regular) {
-    // Map the file window by window, each window populated in one call (page faults one page at a time
-    // cost more than the parsing here), and read lines in place: no copy, and resident memory bounded by
-    // the window whatever the trace's size. A window ends after its last complete line.
-    files_.push_back(FileSummary{});
-    files_.back().path = path;
-    FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
-    const size_t size = static_cast<size_t>(info.st_size);
-    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    size_t window = size_t{64} << 20;
-    size_t offset = 0;  // first byte not yet handed on
-    Status status = ok_status();
-    while (offset < size && status && !file.abandoned()) {
-      const size_t map_start = offset / page * page;
-      const size_t map_length = std::min(size - map_start, window);
-      void* mapping = ::mmap(nullptr, map_length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(map_start));
-      if (mapping == MAP_FAILED) {
-        ::close(fd);
-        files_.pop_back();
-        return io_error("cannot map the trace");
-      }
-      const char* base = static_cast<const char*>(mapping) + (offset - map_start);
-      const size_t available = map_length - (offset - map_start);
-      size_t complete = available;
-      if (map_start + map_length < size) {
-        const char* last_nl = static_cast<const char*>(::memrchr(base, '\n', available));
-        complete = last_nl ? static_cast<size_t>(last_nl - base) + 1 : 0;
-      }
-      if (complete == 0) {
-        window *= 2;  // one line longer than the window
-      } else {
-        status = read_lines(file, base, complete, available);
-        offset += complete;
-        if (options_.progress) options_.progress(path, offset, size);
-      }
+  if (ends_with(path, ".json")) status = read_document(path, fd, size, consumer);
+  else if (regular && !options_.digest_content) status = read_mapped_lines(path, fd, size, consumer);
+  else status = read_stream_lines(path, fd, size, consumer);
+  ::close(fd);
+  return status;
+}
+
+// Maps the file window by window, each window populated in one call (page faults one page at a time cost
+// more than the parsing here), and reads lines in place: no copy, and resident memory bounded by the window
+// whatever the trace's size. A window ends after its last complete line; a line longer than the window
+// doubles it, up to the record-size limit: past that the line is oversized_record, and its end is found by
+// scanning windows of the usual size, never mapping it whole.
+Status TraceReader::read_mapped_lines(const std::string& path, int fd, uint64_t size_bytes, DrawConsumer& consumer) {
+  files_.push_back(FileSummary{});
+  files_.back().path = path;
+  FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+  const size_t size = static_cast<size_t>(size_bytes);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t max_record = max_record_bytes();
+  size_t window = kWindow;
+  size_t offset = 0;  // first byte not yet handed on
+  auto map_failed = [&]() {
+    files_.pop_back();
+    return io_error(path, "cannot map the trace");
+  };
+  Status status = ok_status();
+  while (offset < size && status && !file.abandoned()) {
+    const size_t map_start = offset / page * page;
+    const size_t map_length = std::min(size - map_start, window);
+    void* mapping = ::mmap(nullptr, map_length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(map_start));
+    if (mapping == MAP_FAILED) return map_failed();
+    const char* base = static_cast<const char*>(mapping) + (offset - map_start);
+    const size_t available = map_length - (offset - map_start);
+    size_t complete = available;
+    if (map_start + map_length < size) {
+      const char* last_nl = static_cast<const char*>(::memrchr(base, '\n', available));
+      complete = last_nl ? static_cast<size_t>(last_nl - base) + 1 : 0;
+    }
+    if (complete != 0) {
+      status = read_lines(file, base, complete, available);
+      offset += complete;
+      window = kWindow;
+    } else if (available > max_record + 1) {
+      // No line end in more bytes than a record may have (one may be a '\r' before the '\n'): oversized.
+      // Its end is found by memchr over windows of the usual size, each mapped once.
       ::munmap(mapping, map_length);
+      mapping = nullptr;
+      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_message(max_record));
+      size_t from = offset + available;
+      bool found = false;
+      while (from < size && !found) {
+        const size_t skip_start = from / page * page;
+        const size_t skip_length = std::min(size - skip_start, kWindow);
+        void* skip = ::mmap(nullptr, skip_length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(skip_start));
+        if (skip == MAP_FAILED) return map_failed();
+        const char* begin = static_cast<const char*>(skip) + (from - skip_start);
+        const char* nl = static_cast<const char*>(std::memchr(begin, '\n', skip_length - (from - skip_start)));
+        found = nl != nullptr;
+        from = found ? skip_start + static_cast<size_t>(nl - static_cast<const char*>(skip)) + 1 : skip_start + skip_length;
+        ::munmap(skip, skip_length);
+      }
+      offset = from;
+      window = kWindow;
+    } else {
+      // One line longer than the window, but perhaps not than a record may be: grow the window, never past
+      // what holds the longest record (so that the next pass ends with a line end or the oversized branch).
+      const size_t needed = ((offset - map_start) + static_cast<size_t>(max_record) + 2 + page - 1) / page * page;
+      window = std::max(window + page, std::min(window * 2, needed));
     }
-    ::close(fd);
-    return status;
+    if (mapping != nullptr) ::munmap(mapping, map_length);
+    if (complete != 0 || window == kWindow)
+      if (options_.progress) options_.progress(path, offset, size);
   }
+  if (!status) return status;
+  return file.finish();
+}
 
-  // Pipes, other streams and files to digest: read in chunks; only complete lines are handed on, a partial line at a
-  // chunk's end moves to the front of the buffer. Every chunk keeps SIMDJSON_PADDING spare bytes.
-  if (!document_form) {
-    files_.push_back(FileSummary{});
-    files_.back().path = path;
-    FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
-    std::optional<ContentHasher> content;
-    if (options_.digest_content) content.emplace();
-    const uint64_t total = regular ? static_cast<uint64_t>(info.st_size) : 0;  // for progress only
-    constexpr uint64_t kProgressStep = uint64_t{64} << 20;
-    uint64_t done = 0;
-    uint64_t next_progress = kProgressStep;
-    constexpr size_t kChunk = size_t{4} << 20;
-    std::vector<char> buffer(kChunk + simdjson::SIMDJSON_PADDING);
-    size_t filled = 0;
-    bool eof = false;
-    Status status = ok_status();
-    while (!eof && !file.abandoned() && status) {
-      if (buffer.size() - simdjson::SIMDJSON_PADDING - filled < kChunk / 2)
-        buffer.resize(buffer.size() * 2);  // a line longer than the chunk: grow
-      const ssize_t n = ::read(fd, buffer.data() + filled, buffer.size() - simdjson::SIMDJSON_PADDING - filled);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        ::close(fd);
-        files_.pop_back();
-        return io_error("cannot read the trace");
-      }
-      eof = n == 0;
-      filled += static_cast<size_t>(n);
-      size_t complete = filled;  // complete lines only, unless the stream has ended
-      if (!eof) {
-        const char* last_nl = static_cast<const char*>(::memrchr(buffer.data(), '\n', filled));
-        complete = last_nl ? static_cast<size_t>(last_nl - buffer.data()) + 1 : 0;
-      }
-      if (complete == 0) continue;
-      status = read_lines(file, buffer.data(), complete, buffer.size());
-      if (content) content->update(buffer.data(), complete);
-      std::memmove(buffer.data(), buffer.data() + complete, filled - complete);
-      filled -= complete;
-      done += complete;
-      if (options_.progress && total && done >= next_progress && done < total) {
-        options_.progress(path, done, total);
-        next_progress = done + kProgressStep;
-      }
-    }
-    ::close(fd);
-    if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
-    if (content) {
-      files_.back().content_bytes = content->bytes();
-      files_.back().content_digest = content->finish();
-    }
-    return status;
-  }
-
-  std::string text;
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+// Pipes, other streams and files to digest: read in chunks; only complete lines are handed on, and a partial
+// line at a chunk's end moves to the front of the buffer. Each chunk is searched for line ends once (its own
+// bytes only), and a partial line is moved once, so time is linear. A partial line longer than the
+// record-size limit is oversized_record: its bytes are dropped as they arrive until its line end, so the
+// buffer never holds more than the limit plus one chunk.
+Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer) {
+  const uint64_t max_record = max_record_bytes();
+  ReadBuffer buffer(static_cast<size_t>(max_record) + 2 + kChunk + simdjson::SIMDJSON_PADDING);
+  if (buffer.data() == nullptr) return io_error(path, "cannot reserve memory to read the trace");
+  files_.push_back(FileSummary{});
+  files_.back().path = path;
+  FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+  std::optional<ContentHasher> content;
+  if (options_.digest_content) content.emplace();
+  constexpr uint64_t kProgressStep = uint64_t{64} << 20;
+  uint64_t done = 0;
+  uint64_t next_progress = kProgressStep;
+  char* const data = buffer.data();
+  const size_t room = buffer.size() - simdjson::SIMDJSON_PADDING;  // bytes that may be filled
+  size_t filled = 0;                                              // [0, filled): one partial line, no '\n'
+  bool discarding = false;  // inside an oversized line: its bytes are dropped up to its line end
+  bool eof = false;
+  Status status = ok_status();
+  while (!eof && !file.abandoned() && status) {
+    const ssize_t n = ::read(fd, data + filled, std::min(kChunk, room - filled));
     if (n < 0) {
       if (errno == EINTR) continue;
-      ::close(fd);
-      return io_error("cannot read the trace");
+      files_.pop_back();
+      return io_error(path, "cannot read the trace");
+    }
+    eof = n == 0;
+    if (content) content->update(data + filled, static_cast<size_t>(n));
+    done += static_cast<uint64_t>(n);
+    size_t fresh = filled;  // the new bytes start here
+    filled += static_cast<size_t>(n);
+    if (discarding) {
+      const char* nl = static_cast<const char*>(std::memchr(data + fresh, '\n', filled - fresh));
+      if (nl == nullptr) {
+        filled = 0;
+        continue;
+      }
+      const size_t rest = filled - static_cast<size_t>(nl + 1 - data);
+      std::memmove(data, nl + 1, rest);
+      filled = rest;
+      fresh = 0;
+      discarding = false;
+    }
+    size_t complete = filled;  // complete lines only, unless the stream has ended
+    if (!eof) {
+      const char* last_nl = static_cast<const char*>(::memrchr(data + fresh, '\n', filled - fresh));
+      complete = last_nl ? static_cast<size_t>(last_nl - data) + 1 : 0;
+    }
+    if (complete != 0) {
+      status = read_lines(file, data, complete, buffer.size());
+      std::memmove(data, data + complete, filled - complete);
+      filled -= complete;
+    }
+    if (status && !eof && filled > max_record + 1) {
+      // Longer than a record may be whatever ends it (one byte may be a '\r' before the '\n').
+      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_message(max_record));
+      filled = 0;
+      discarding = true;
+      buffer.release_from(2 * kChunk);  // the pages the long line made resident
+    }
+    if (options_.progress && total && done >= next_progress && done < total) {
+      options_.progress(path, done, total);
+      next_progress = done + kProgressStep;
+    }
+  }
+  if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
+  if (content) {
+    files_.back().content_bytes = content->bytes();
+    files_.back().content_digest = content->finish();
+  }
+  if (!status) return status;
+  return file.finish();
+}
+
+// The document form, from a file or a stream alike: read in chunks and scanned as it arrives
+// (DocumentScanner), so memory is bounded by the record-size limit and a chunk, not by the document.
+Status TraceReader::read_document(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer) {
+  std::vector<char> chunk(kChunk + simdjson::SIMDJSON_PADDING);
+  files_.push_back(FileSummary{});
+  files_.back().path = path;
+  FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
+  DocumentToFile<FileState> events(file);
+  DocumentScanner scanner(events, max_record_bytes(), max_depth());
+  std::optional<ContentHasher> content;
+  if (options_.digest_content) content.emplace();
+  uint64_t done = 0;
+  Status status = ok_status();
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), kChunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      files_.pop_back();
+      return io_error(path, "cannot read the trace");
     }
     if (n == 0) break;
-    text.append(chunk, static_cast<size_t>(n));
+    if (content) content->update(chunk.data(), static_cast<size_t>(n));
+    done += static_cast<uint64_t>(n);
+    // A scan that stopped (strict mode, or the file abandoned) reads no further, but the digest, when asked
+    // for, covers only what was read: a file not read to its end is never remembered.
+    if (status && !file.abandoned()) status = scanner.feed(chunk.data(), static_cast<size_t>(n), chunk.size());
+    if (!status || file.abandoned()) break;
+    if (options_.progress && total && done < total) options_.progress(path, done, total);
   }
-  ::close(fd);
-  const Status status = read_text(path, text, true, consumer);
-  if (options_.digest_content) {
-    ContentHasher content;
-    content.update(text.data(), text.size());
-    files_.back().content_bytes = content.bytes();
-    files_.back().content_digest = content.finish();
+  if (status && !file.abandoned()) status = scanner.finish();
+  if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
+  if (content) {
+    files_.back().content_bytes = content->bytes();
+    files_.back().content_digest = content->finish();
   }
-  return status;
+  if (!status) return status;
+  return file.finish();
 }
 
 }  // namespace shaderbake::trace

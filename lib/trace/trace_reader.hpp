@@ -15,6 +15,7 @@
 #include "lib/core/diagnostics.hpp"
 #include "lib/core/key_interner.hpp"
 #include "lib/guest/guest_model.hpp"
+#include "lib/json/json_reader.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::trace {
@@ -35,6 +36,21 @@ struct ReaderOptions {
   // files into a private buffer instead of mapping them: ~1.6 GB/s and a copy, so only for a caller that
   // needs it (build's memo).
   bool digest_content = false;
+  // Deepest nesting of arrays and objects in a record, counted from the record object (level 1). A record
+  // nested deeper is a too_deep bad record, skipped. The schema's own records nest 5 levels; the rest is
+  // room for fields the reader ignores. Clamped to [kMinDepth, json::kMaxDepthCeiling = 1000].
+  uint32_t max_depth = json::kDefaultMaxDepth;  // 256
+  // Longest record in bytes: a JSON Lines line without its line end, or one entry of the document form's
+  // "records". A longer one is an oversized_record bad record, skipped without ever being held whole (from a
+  // pipe the reader holds at most this many bytes of it before it knows). Clamped to kMaxRecordBytesCeiling.
+  // Memory while reading grows with this limit, not with the file: about 7x the longest record read (the
+  // record, the parser's index of it and its strings), plus 64 MiB of mapped window or 4 MiB of read chunk.
+  uint64_t max_record_bytes = kDefaultMaxRecordBytes;
+
+  static constexpr uint32_t kMinDepth = 5;  // host.vertex.bindings[0]: the deepest level the schema defines
+  static constexpr uint64_t kDefaultMaxRecordBytes = uint64_t{64} << 20;
+  // simdjson indexes at most 4 GiB (including its padding) in one document.
+  static constexpr uint64_t kMaxRecordBytesCeiling = 0xFFFFFFFFull - 2 * 64;
 };
 
 // One draw, as the reader hands it on. `program` indexes exact_keys() (and program_family()), `host` indexes
@@ -61,7 +77,13 @@ struct FileSummary {
   uint64_t draws = 0;    // good draws handed on
   uint64_t states = 0;   // good state records
   std::map<std::string, uint64_t> bad_records;  // reason -> count
-  bool readable = true;  // false when the file as a whole could not be used (I/O, no capture record...)
+  // False when the file as a whole could not be used, reported as an error: it could not be read
+  // (unreadable_file); its first record is not a valid capture record (missing_capture: an empty, blank,
+  // byte-order-mark-only or binary file, or a first record of another type, not JSON, too deep or oversized;
+  // or a capture record's own reason: unsupported_format, wrong_guest, missing_field, wrong_type,
+  // out_of_range); or, in the document form, the document around the records is broken (malformed_json,
+  // duplicate_field). Draws read before such a problem was found are still handed on.
+  bool readable = true;
   // With ReaderOptions::digest_content: SHA-256 and length of the bytes parsed, hashed from the same private
   // buffer the parser read (a writer changing the file meanwhile cannot make them differ); the whole content
   // when the file was read to its end (readable, and no --strict stop). What the build memo confirms a trace
@@ -75,7 +97,12 @@ struct FileSummary {
 //
 // Bad input: every bad record is reported to the sink (a warning, or an error under `strict`) with file,
 // line, column and JSON pointer, counted by reason in the file's summary, and skipped; the records around it
-// are unaffected. A draw that names a state whose record was bad is counted as "state_rejected".
+// are unaffected. A draw that names a state whose record was bad is counted as "state_rejected". A record
+// nested deeper than max_depth is too_deep, one longer than max_record_bytes oversized_record (anything
+// too deep is too_deep, whatever else is wrong with it). A file without a valid capture record first is
+// unusable as a whole (FileSummary::readable). What is accepted is what schemas/trace.schema.json accepts,
+// plus the rules between records and fields that a JSON Schema cannot state (schemas/trace.md).
+// Memory is bounded by the limits above and the unique states, time linear in the input, for any input.
 // Not thread-safe: use one reader per thread.
 class TraceReader {
  public:
@@ -107,6 +134,12 @@ class TraceReader {
   class FileState;
   friend class FileState;
   Status read_lines(FileState& file, const char* base, size_t size, size_t readable);
+  Status read_mapped_lines(const std::string& path, int fd, uint64_t size, DrawConsumer& consumer);
+  Status read_stream_lines(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer);
+  Status read_document(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer);
+  Status io_error(const std::string& path, const std::string& what);
+  uint32_t max_depth() const;
+  uint64_t max_record_bytes() const;
 
   const GuestModel& model_;
   ReaderOptions options_;
