@@ -152,6 +152,7 @@ Result<cache::BuildInputs> describe_inputs(const BuildOptions& options) {
   cache::BuildInputs inputs;
   inputs.code_identity = std::move(*code);
   inputs.settings = options.strict ? "strict" : "";
+  if (options.max_record_bytes != 0) inputs.settings += ";max_record_bytes=" + std::to_string(options.max_record_bytes);
   for (const std::string& path : options.traces) {
     Result<cache::TraceFileDigest> digest = cache::digest_trace_file(path);
     if (!digest) return std::move(digest).error();
@@ -232,7 +233,7 @@ int run_build(const BuildOptions& options) {
 
   TerminalSink sink(10, memo_id.has_value());
   nv2a::Nv2aGuestModel model;
-  trace::ReaderOptions reader_options = trace_reader_options(options.strict);
+  trace::ReaderOptions reader_options = trace_reader_options(options.strict, options.max_record_bytes);
   reader_options.digest_content = memo_id.has_value();
   trace::TraceReader reader(model, reader_options, sink);
   plan::KeyCensus census(reader);

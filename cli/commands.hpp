@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct DedupeOptions {
   std::vector<std::string> traces;
   bool json = false;
   bool strict = false;
+  uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   std::string keys;  // optional: write the distinct (program, host) pairs as text (samples/client/README.md)
 };
 int run_dedupe(const DedupeOptions& options);
@@ -24,6 +26,7 @@ struct CompileOptions {
   unsigned jobs = 0;  // 0 = one per core
   bool json = false;
   bool strict = false;
+  uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   std::string cache_dir;  // artifact cache; empty = cache::default_directory()
   bool no_cache = false;
 };
@@ -46,6 +49,7 @@ struct BuildOptions {
   bool no_build_memo = false;  // run every stage even when no input changed since a remembered build
   bool json = false;
   bool strict = false;
+  uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
 };
 int run_build(const BuildOptions& options);
 
@@ -79,6 +83,7 @@ struct ReportOptions {
   std::vector<std::string> traces;  // empty: the traces the bundle was built from
   bool json = false;
   bool strict = false;
+  uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   double fail_under = -1;  // coverage: exit 1 when first-use coverage (percent) is below; < 0 = no gate
   std::string html;        // coverage: also write a self-contained HTML page
   std::string replay;      // coverage: a shaderbake-replay --json file whose stall distribution the page shows

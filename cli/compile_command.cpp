@@ -48,7 +48,7 @@ int run_compile(const CompileOptions& options) {
   if (const int code = refuse_clashing_outputs(traces, {{"-o", options.output}}); code != kExitOk) return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
 

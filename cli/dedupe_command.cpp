@@ -147,7 +147,7 @@ int run_dedupe(const DedupeOptions& options) {
     return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
   plan::KeyCensus census(reader, &model);
   FirstUseLog log(census);
   if (const int code = read_traces(options.traces, options.strict, reader, log, sink); code != kExitOk) return code;

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 // shaderbake inspect: what a bundle holds, and everything about one entry (no GLSL needed: the SPIR-V, its
 // reflection, the recipe and the admission result come from the bundle itself).
+//
+// Everything it shows comes from untrusted bytes: JSON goes out through print_json (invalid UTF-8 replaced, so
+// the output is always JSON), text through escape_controls, and the META and REPORT JSON are embedded only when
+// they parse and nest no deeper than kMaxEmbeddedDepth (dump recurses). Damage it meets (a section checksum,
+// an entry, a module, a layout, the report) is a warning naming it and in the JSON's "problems": exit 3.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cli/bundle_views.hpp"
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_verify.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "lib/compile/reflection.hpp"
 #include "lib/compile/spirv_tools.hpp"
@@ -41,18 +49,65 @@ const char* section_name(uint32_t type) {
   return type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "unknown";
 }
 
-nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
+// Deeper JSON from a bundle is not embedded: nlohmann's dump recurses once per level.
+constexpr size_t kMaxEmbeddedDepth = 64;
+
+// Whether JSON text nests at most `limit` arrays and objects deep (brackets inside strings do not count).
+bool nests_at_most(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// JSON text of the bundle's as a value to embed, or null with a problem saying why not.
+nlohmann::ordered_json embedded_json(std::string_view text, const std::string& what, std::vector<std::string>& problems) {
+  if (!nests_at_most(text, kMaxEmbeddedDepth)) {
+    problems.push_back(what + " nests deeper than " + std::to_string(kMaxEmbeddedDepth) + " levels");
+    return nullptr;
+  }
+  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    problems.push_back(what + " is not a JSON object");
+    return nullptr;
+  }
+  return j;
+}
+
+// A JSON value as one line of text (invalid UTF-8 replaced, control bytes escaped) for the text views.
+std::string text_of(const nlohmann::ordered_json& j) {
+  return escape_controls(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+// A string as its text (escaped), anything else as text_of: for values of the bundle's JSON, any type.
+std::string text_of_string(const nlohmann::ordered_json& j) {
+  return j.is_string() ? escape_controls(j.get<std::string>()) : text_of(j);
+}
+
+nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<std::string>& problems) {
   const sbk_bundle& b = file.handle();
   nlohmann::ordered_json out;
   out["path"] = file.path();
   out["bytes"] = file.size();
   out["format"] = std::to_string(SBK_BUNDLE_FORMAT_MAJOR) + "." + std::to_string(sbk_bundle_format_minor(&b));
-  out["meta"] = nlohmann::ordered_json::parse(file.meta_json(), nullptr, false);
+  out["meta"] = embedded_json(file.meta_json(), "the META section", problems);
   uint64_t kinds[4] = {0, 0, 0, 0}, routes[3] = {0, 0, 0}, damaged = 0;
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&b); ++i) {
     sbk_entry e;
-    if (sbk_bundle_entry_at(&b, i, &e) != SBK_OK) {
+    if (const sbk_result r = sbk_bundle_entry_at(&b, i, &e); r != SBK_OK) {
       ++damaged;
+      problems.push_back("entry " + std::to_string(i) + ": " + sbk_result_name(r));
       continue;
     }
     ++kinds[e.kind];
@@ -67,7 +122,10 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
   uint64_t raw = 0, compressed = 0;
   for (uint32_t m = 0; m < sbk_bundle_module_count(&b); ++m) {
     sbk_module_info info;
-    if (sbk_bundle_module_info(&b, m, &info) != SBK_OK) continue;
+    if (const sbk_result r = sbk_bundle_module_info(&b, m, &info); r != SBK_OK) {
+      problems.push_back("module " + std::to_string(m) + ": " + sbk_result_name(r));
+      continue;
+    }
     raw += info.raw_size;
     compressed += info.compressed_size;
   }
@@ -94,11 +152,14 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
                                       {"pipeline_cache_uuid", hex_bytes(e.identity.pipeline_cache_uuid)},
                                       {"bytes", e.data.size()}});
     if (!read.problems.empty()) out["driver_cache_problems"] = read.problems;
+    for (const auto& p : read.problems) problems.push_back("DRIVER_CACHE: " + p);
   }
   auto report = file.report_json();
-  if (report && !report->empty()) {
-    auto j = nlohmann::ordered_json::parse(*report, nullptr, false);
-    if (!j.is_discarded()) {
+  if (!report) {
+    problems.push_back("REPORT section corrupt: " + report.error().message);
+  } else if (!report->empty()) {
+    auto j = embedded_json(*report, "the build report", problems);
+    if (j.is_object()) {
       nlohmann::ordered_json brief;
       for (const char* field : {"draws", "frames", "unique_sources", "vertex_modules", "rejections"})
         if (j.contains(field)) brief[field] = j[field];
@@ -110,12 +171,14 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file) {
   return out;
 }
 
-nlohmann::ordered_json module_json(const bundle::BundleFile& file, uint32_t module, bool disassemble) {
+nlohmann::ordered_json module_json(const bundle::BundleFile& file, uint32_t module, bool disassemble,
+                                   std::vector<std::string>& problems) {
   nlohmann::ordered_json out;
   out["index"] = module;
   auto words = file.module_words(module);
   if (!words) {
     out["error"] = words.error().message;
+    problems.push_back(words.error().message);
     return out;
   }
   out["spirv_bytes"] = words->size() * 4;
@@ -127,7 +190,8 @@ nlohmann::ordered_json module_json(const bundle::BundleFile& file, uint32_t modu
   return out;
 }
 
-nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entry& e, bool disassemble) {
+nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entry& e, bool disassemble,
+                                  std::vector<std::string>& problems) {
   nlohmann::ordered_json out;
   const std::span<const uint8_t> key(e.key, e.key_size);
   out["kind"] = kind_name(e.kind);
@@ -160,20 +224,42 @@ nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entr
       out["route"] = route == SBK_ROUTE_EXACT ? "exact" : "fallback";
       out["fragment_key"] = KeyHash::of({fragment_key, fragment_size}).to_hex();
       out["host"] = host_state_json(host);
+    } else {
+      problems.push_back("the pipeline key does not decode");
     }
     if (auto layout = file.layout(e.layout)) out["layout"] = layout_json(*layout);
-    out["vertex_module"] = module_json(file, e.vertex_module, disassemble);
+    else problems.push_back(layout.error().message);
+    out["vertex_module"] = module_json(file, e.vertex_module, disassemble, problems);
   }
-  if (e.fragment_module != SBK_NO_MODULE) out["fragment_module"] = module_json(file, e.fragment_module, disassemble);
+  if (e.fragment_module != SBK_NO_MODULE)
+    out["fragment_module"] = module_json(file, e.fragment_module, disassemble, problems);
   return out;
 }
 
 void print_module(const char* label, const nlohmann::ordered_json& m) {
   std::printf("%s module #%u: %s\n", label, m["index"].get<uint32_t>(),
-              m.contains("error") ? m["error"].get<std::string>().c_str()
+              m.contains("error") ? text_of_string(m["error"]).c_str()
                                   : (std::to_string(m["spirv_bytes"].get<uint64_t>()) + " bytes of SPIR-V").c_str());
-  if (m.contains("reflection")) std::printf("  reflection: %s\n", m["reflection"].dump().c_str());
-  if (m.contains("disassembly")) std::printf("%s\n", m["disassembly"].get<std::string>().c_str());
+  if (m.contains("reflection")) std::printf("  reflection: %s\n", text_of(m["reflection"]).c_str());
+  if (m.contains("disassembly")) {
+    // Line by line, so that the disassembly keeps its newlines while every other control byte is escaped.
+    const std::string text = m["disassembly"].get<std::string>();
+    for (size_t at = 0; at <= text.size();) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      if (end > at || end < text.size()) std::printf("%s\n", escape_controls(std::string_view(text).substr(at, end - at)).c_str());
+      at = end + 1;
+    }
+  }
+}
+
+// Warnings for what inspect met, then exit 3 when it met anything (the output above is all it could read).
+int finish(const std::string& bundle, const std::vector<std::string>& problems) {
+  for (const auto& p : problems) print_warning(bundle + ": " + p);
+  if (problems.empty()) return kExitOk;
+  print_error(bundle + ": the bundle is damaged: " + problems.front() +
+              (problems.size() > 1 ? " (" + std::to_string(problems.size() - 1) + " more problems above)" : std::string()) +
+              "; not a usable bundle: run 'shaderbake verify' on it");
+  return kExitBadInput;
 }
 
 }  // namespace
@@ -181,24 +267,29 @@ void print_module(const char* label, const nlohmann::ordered_json& m) {
 int run_inspect(const InspectOptions& options) {
   auto file = bundle::BundleFile::open(options.bundle);
   if (!file) {
-    std::fprintf(stderr, "error: %s\n", file.error().to_string().c_str());
+    // Under --json, main prints the JSON error object with this line's message.
+    print_error(file.error().to_string());
     return kExitBadInput;
   }
+  // Damage anywhere is worth a warning even where inspect does not look (it reads no checksum of its own).
+  std::vector<std::string> problems = bundle::check_sections(file->handle()).failures;
   if (options.key.empty() && !options.list) {
-    const auto summary = summary_json(*file);
+    auto summary = summary_json(*file, problems);
+    summary["problems"] = problems;
     if (options.json) {
-      std::printf("%s\n", summary.dump(2).c_str());
-      return kExitOk;
+      print_json(summary);
+      return finish(options.bundle, problems);
     }
     const auto& meta = summary["meta"];
     const auto& entries = summary["entries"];
     const auto& modules = summary["modules"];
-    std::printf("%s: shaderbake bundle %s, %llu bytes\n", options.bundle.c_str(), summary["format"].get<std::string>().c_str(),
-                static_cast<unsigned long long>(file->size()));
+    std::printf("%s: shaderbake bundle %s, %llu bytes\n", escape_controls(options.bundle).c_str(),
+                summary["format"].get<std::string>().c_str(), static_cast<unsigned long long>(file->size()));
     if (meta.is_object()) {
-      std::printf("guest %s, key schema %s\n", meta.value("guest", "?").c_str(), meta["key_schema"].dump().c_str());
-      std::printf("toolchain: %s\n", meta.value("toolchain", "?").c_str());
-      if (meta.contains("generators")) std::printf("generators: %s\n", meta["generators"].dump().c_str());
+      std::printf("guest %s, key schema %s\n", text_of_string(meta.value("guest", nlohmann::ordered_json("?"))).c_str(),
+                  text_of(meta.value("key_schema", nlohmann::ordered_json(nullptr))).c_str());
+      std::printf("toolchain: %s\n", text_of_string(meta.value("toolchain", nlohmann::ordered_json("?"))).c_str());
+      if (meta.contains("generators")) std::printf("generators: %s\n", text_of(meta["generators"]).c_str());
     }
     std::printf("entries: %s specializations, %s families, %s exact + %s fallback pipelines%s\n",
                 entries["specializations"].dump().c_str(), entries["families"].dump().c_str(),
@@ -212,26 +303,22 @@ int run_inspect(const InspectOptions& options) {
     for (const auto& s : summary["sections"])
       std::printf(" %s %s", s["name"].get<std::string>().c_str(), s["bytes"].dump().c_str());
     std::printf("\n");
-    if (summary.contains("report")) std::printf("report: %s\n", summary["report"].dump().c_str());
+    if (summary.contains("report")) std::printf("report: %s\n", text_of(summary["report"]).c_str());
     if (summary.contains("driver_caches")) {
       std::printf("driver caches: %zu\n", summary["driver_caches"].size());
       for (const auto& c : summary["driver_caches"])
         std::printf("  vendor 0x%04x device 0x%04x driver 0x%08x uuid %s: %s bytes\n", c["vendor_id"].get<uint32_t>(),
                     c["device_id"].get<uint32_t>(), c["driver_version"].get<uint32_t>(),
                     c["pipeline_cache_uuid"].get<std::string>().c_str(), c["bytes"].dump().c_str());
-      if (summary.contains("driver_cache_problems"))
-        for (const auto& p : summary["driver_cache_problems"])
-          std::fprintf(stderr, "warning: %s: %s (run 'shaderbake verify')\n", options.bundle.c_str(),
-                       p.get<std::string>().c_str());
     }
-    return kExitOk;
+    return finish(options.bundle, problems);
   }
   if (options.list) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (uint32_t i = 0; i < sbk_bundle_entry_count(&file->handle()); ++i) {
       auto e = file->entry(i);
       if (!e) {
-        std::fprintf(stderr, "error: %s\n", e.error().to_string().c_str());
+        problems.push_back(e.error().message);
         continue;
       }
       const std::string hash = KeyHash::of({e->key, e->key_size}).to_hex();
@@ -239,34 +326,35 @@ int run_inspect(const InspectOptions& options) {
       if (options.json) list.push_back({{"kind", kind_name(e->kind)}, {"key_hash", hash}, {"status", status_name(e->status)}});
       else std::printf("%s %s %s %s\n", hash.c_str(), kind_name(e->kind), route, status_name(e->status));
     }
-    if (options.json) std::printf("%s\n", list.dump(2).c_str());
-    return kExitOk;
+    if (options.json) print_json(list);
+    return finish(options.bundle, problems);
   }
   const auto matches = file->find_by_hex(options.key);
   if (matches.empty()) {
-    std::fprintf(stderr, "error: %s: no entry whose key hash starts with (or whose key is) '%s'; list them with "
-                 "'shaderbake inspect %s --list'\n", options.bundle.c_str(), options.key.c_str(), options.bundle.c_str());
+    print_error(options.bundle + ": no entry whose key hash starts with (or whose key is) '" + options.key +
+                "'; list them with 'shaderbake inspect " + options.bundle + " --list'");
     return kExitFailures;
   }
   if (matches.size() > 1) {
-    std::fprintf(stderr, "error: '%s' matches %zu entries; give more digits:\n", options.key.c_str(), matches.size());
+    print_error("'" + options.key + "' matches " + std::to_string(matches.size()) + " entries; give more digits:");
     for (const sbk_entry& e : matches)
-      std::fprintf(stderr, "  %s %s\n", KeyHash::of({e.key, e.key_size}).to_hex().c_str(), kind_name(e.kind));
+      print_stderr_line("  " + KeyHash::of({e.key, e.key_size}).to_hex() + " " + kind_name(e.kind), false);
     return kExitUsage;
   }
-  const auto view = entry_json(*file, matches.front(), !options.no_disassembly);
+  auto view = entry_json(*file, matches.front(), !options.no_disassembly, problems);
+  view["problems"] = problems;
   if (options.json) {
-    std::printf("%s\n", view.dump(2).c_str());
-    return kExitOk;
+    print_json(view);
+    return finish(options.bundle, problems);
   }
   std::printf("%s %s (%zu key bytes), status %s\n", view["kind"].get<std::string>().c_str(),
               view["key_hash"].get<std::string>().c_str(), view["key"].get<std::string>().size() / 2,
               view["status"].get<std::string>().c_str());
   for (const char* field : {"route", "fragment_key", "program", "admission", "host", "layout"})
-    if (view.contains(field)) std::printf("%s: %s\n", field, view[field].dump().c_str());
+    if (view.contains(field)) std::printf("%s: %s\n", field, text_of(view[field]).c_str());
   if (view.contains("vertex_module")) print_module("vertex", view["vertex_module"]);
   if (view.contains("fragment_module")) print_module("fragment", view["fragment_module"]);
-  return kExitOk;
+  return finish(options.bundle, problems);
 }
 
 }  // namespace shaderbake::cli

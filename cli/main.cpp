@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/byte_size.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -31,6 +33,24 @@ const CLI::Validator kPercent(
       return std::string();
     },
     "PERCENT", "percentage");
+
+// A size with an optional K/M/G/T suffix, rewritten to bytes for the option's integer (0 is no size).
+const CLI::Validator kByteSize(
+    [](std::string& value) {
+      const std::optional<uint64_t> bytes = shaderbake::cli::parse_byte_size(value);
+      if (!bytes || *bytes == 0) return "'" + value + "' is not a size: give bytes or a number with K, M, G or T (e.g. 256M)";
+      value = std::to_string(*bytes);
+      return std::string();
+    },
+    "SIZE", "byte size");
+
+// --max-record-size on a trace-reading command.
+void add_max_record_size(CLI::App* command, uint64_t& bytes) {
+  command->add_option("--max-record-size", bytes,
+                      "Longest trace record to read (default 64M; K/M/G suffixes); a longer one is skipped and "
+                      "counted as oversized_record")
+      ->transform(kByteSize);
+}
 
 // For "unknown command" errors: the words of the command line that name known commands ("report"), and the
 // first word after them that is neither an option nor a command of theirs; `unknown` is empty when every
@@ -73,6 +93,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   dedupe_cmd->add_flag("--json", dedupe.json, "Print one JSON object (schema: 'shaderbake schema dedupe')");
+  add_max_record_size(dedupe_cmd, dedupe.max_record_bytes);
   dedupe_cmd->add_flag("--strict", dedupe.strict, "Stop at the first bad record (exit 3) instead of skipping it");
   dedupe_cmd->add_option("--keys", dedupe.keys,
                          "Also write each distinct (program, host state) pair, in first-use order, as a text file: "
@@ -89,6 +110,7 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-o,--output", compile.output, "Output directory")->capture_default_str()->check(kNonEmptyPath);
   compile_cmd->add_option("-j,--jobs", compile.jobs, "Compile threads (default: one per core; at most 4 per core)");
   compile_cmd->add_flag("--json", compile.json, "Print the summary as JSON");
+  add_max_record_size(compile_cmd, compile.max_record_bytes);
   compile_cmd->add_flag("--strict", compile.strict, "Stop at the first bad trace record (exit 3)");
   CLI::Option* compile_cache_dir = compile_cmd->add_option("--cache-dir", compile.cache_dir,
                           "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, else $XDG_CACHE_HOME/shaderbake, "
@@ -126,6 +148,7 @@ int main(int argc, char** argv) {
                       "Run every stage even when no input changed since a remembered build (compiled modules still "
                       "come from the artifact cache)");
   build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
+  add_max_record_size(build_cmd, build.max_record_bytes);
   build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");
 
   InspectOptions inspect;
@@ -172,6 +195,7 @@ int main(int argc, char** argv) {
   coverage_cmd->add_option("--replay", coverage.replay, "A 'shaderbake-replay --json' output to chart in the page")
       ->check(CLI::ExistingFile);
   coverage_cmd->add_flag("--json", coverage.json, "Print JSON (schema: 'shaderbake schema coverage')");
+  add_max_record_size(coverage_cmd, coverage.max_record_bytes);
   coverage_cmd->add_flag("--strict", coverage.strict, "Stop at the first bad trace record (exit 3)");
   CLI::App* rejections_cmd = report_cmd->add_subcommand(
       "rejections",
@@ -181,6 +205,7 @@ int main(int argc, char** argv) {
   rejections_cmd->add_option("--traces", rejections.traces, "Traces to count draws in (default: the bundle's own)")
       ->check(CLI::ExistingFile);
   rejections_cmd->add_flag("--json", rejections.json, "Print JSON");
+  add_max_record_size(rejections_cmd, rejections.max_record_bytes);
 
   WarmOptions warm;
   CLI::App* warm_cmd = app.add_subcommand(

@@ -17,6 +17,7 @@
 #include "cli/trace_loading.hpp"
 #include "emitters/nv2a/guest_model.hpp"
 #include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_verify.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/report/coverage.hpp"
 
@@ -30,13 +31,45 @@ nlohmann::ordered_json counts_json(const report::Counts& c) {
           {"covered_percent", c.covered_percent()}, {"uncovered_by_reason", c.uncovered_by_reason}};
 }
 
-// The traces to read: the ones given, else the bundle's own (its build report names them).
+// Opens the bundle for counting: exit 3 when it cannot be opened, or when a section, record or the index
+// directory is damaged (each named in a warning): a probe that meets damage misses, and the numbers would
+// shift without a word.
+std::optional<bundle::BundleFile> open_for_counting(const std::string& path, int* code) {
+  auto file = bundle::BundleFile::open(path);
+  if (!file) {
+    print_error(file.error().to_string());
+    *code = kExitBadInput;
+    return std::nullopt;
+  }
+  size_t problems = 0;
+  std::string first;
+  for (const auto& check : bundle::check_before_lookups(file->handle()))
+    for (const auto& failure : check.failures) {
+      print_warning(path + ": " + failure);
+      if (problems++ == 0) first = failure;
+    }
+  if (problems == 0) return std::move(*file);
+  print_error(path + ": the bundle is damaged: " + first +
+              (problems > 1 ? " (" + std::to_string(problems - 1) + " more problems above)" : std::string()) +
+              "; its numbers would be wrong: run 'shaderbake verify' on it, and rebuild it");
+  *code = kExitBadInput;
+  return std::nullopt;
+}
+
+// The traces to read: the ones given, else the bundle's own (its build report names them). On none, *error
+// says why and *code is the exit code: 3 when the REPORT section cannot be read, else 2.
 std::vector<std::string> traces_to_read(const bundle::BundleFile& file, const std::vector<std::string>& given,
-                                        std::string* error) {
+                                        std::string* error, int* code) {
   if (!given.empty()) return given;
   auto report = file.report_json();
   std::vector<std::string> out;
-  if (report && !report->empty()) {
+  *code = kExitUsage;
+  if (!report) {
+    *error = "REPORT section corrupt: " + report.error().message;
+    *code = kExitBadInput;
+    return {};
+  }
+  if (!report->empty()) {
     auto j = nlohmann::json::parse(*report, nullptr, false);
     if (j.is_object() && j.contains("inputs") && j["inputs"].is_array())
       for (const auto& input : j["inputs"])
@@ -142,16 +175,14 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
 }  // namespace
 
 int run_report_coverage(const ReportOptions& options) {
-  auto file = bundle::BundleFile::open(options.bundle);
-  if (!file) {
-    print_error(file.error().to_string());
-    return kExitBadInput;
-  }
+  int code = kExitOk;
+  auto file = open_for_counting(options.bundle, &code);
+  if (!file) return code;
   std::string problem;
-  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
+  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem, &code);
   if (traces.empty()) {
     print_error(options.bundle + ": " + problem);
-    return kExitUsage;
+    return code;
   }
   std::vector<io::NamedPath> inputs = named_paths("trace", traces);
   inputs.push_back({"bundle", options.bundle});
@@ -159,10 +190,16 @@ int run_report_coverage(const ReportOptions& options) {
   if (const int code = refuse_clashing_outputs(inputs, {{"--html", options.html}}); code != kExitOk) return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
   report::CoverageCensus census(reader, file->handle());
   if (const int code = read_traces(traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const report::CoverageResult& result = census.result();
+  // check_before_lookups passed, so no probe should have met damage; if one did, the numbers are not the bundle's.
+  if (const auto damaged = result.draws.uncovered_by_reason.find("bundle_corrupt"); damaged != result.draws.uncovered_by_reason.end()) {
+    print_error(options.bundle + ": " + std::to_string(damaged->second) +
+                " draws met a damaged record: the numbers would be wrong; run 'shaderbake verify' on it");
+    return kExitBadInput;
+  }
 
   nlohmann::ordered_json out;
   out["format"] = "shaderbake-coverage/1";
@@ -246,11 +283,9 @@ int run_report_coverage(const ReportOptions& options) {
 }
 
 int run_report_rejections(const ReportOptions& options) {
-  auto file = bundle::BundleFile::open(options.bundle);
-  if (!file) {
-    print_error(file.error().to_string());
-    return kExitBadInput;
-  }
+  int code = kExitOk;
+  auto file = open_for_counting(options.bundle, &code);
+  if (!file) return code;
   struct Reason {
     uint64_t keys = 0;
     uint64_t draws = 0;
@@ -275,7 +310,11 @@ int run_report_rejections(const ReportOptions& options) {
   }
   // Draws per reason, from the traces (the bundle's own unless given) when they can be read.
   std::string problem;
-  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem);
+  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem, &code);
+  if (code == kExitBadInput) {
+    print_error(options.bundle + ": " + problem);
+    return code;
+  }
   bool have_draws = false;
   if (!traces.empty()) {
     // Draws of the rejected keys, by reason: a program's reason is looked up once, on its first draw.
@@ -303,7 +342,7 @@ int run_report_rejections(const ReportOptions& options) {
     };
     TerminalSink sink;
     nv2a::Nv2aGuestModel model;
-    trace::TraceReader reader(model, trace_reader_options(options.strict), sink);
+    trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
     DrawsPerReason counter(reader, reason_of_key, reasons);
     have_draws = read_traces(traces, options.strict, reader, counter, sink) == kExitOk;
   } else if (!options.traces.empty() || !problem.empty()) {

@@ -10,9 +10,10 @@
 
 namespace shaderbake::cli {
 
-trace::ReaderOptions trace_reader_options(bool strict) {
+trace::ReaderOptions trace_reader_options(bool strict, uint64_t max_record_bytes) {
   trace::ReaderOptions options;
   options.strict = strict;
+  if (max_record_bytes != 0) options.max_record_bytes = max_record_bytes;
   if (::isatty(STDERR_FILENO) != 0)
     options.progress = [](const std::string& path, uint64_t done, uint64_t total) {
       std::fprintf(stderr, "\rreading %s: %3.0f%% (%llu / %llu MB)%s", escape_controls(path).c_str(), total ? 100.0 * done / total : 100.0,

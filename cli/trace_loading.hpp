@@ -11,7 +11,8 @@ namespace shaderbake::cli {
 
 // Reader options every trace-reading command shares: --strict, and a progress line on a terminal only
 // (pipes and CI logs get none).
-trace::ReaderOptions trace_reader_options(bool strict);
+// `max_record_bytes` 0 keeps the reader's default.
+trace::ReaderOptions trace_reader_options(bool strict, uint64_t max_record_bytes);
 
 // Reads every trace into `consumer`. Returns kExitOk, or kExitBadInput when --strict stopped at a bad
 // record (already reported through the reader's sink).

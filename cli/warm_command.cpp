@@ -2,22 +2,27 @@
 // shaderbake warm: on a machine with the target GPU, create every pipeline of a bundle once and store the
 // driver's VkPipelineCache data in the bundle (DRIVER_CACHE, keyed by vendorID, deviceID, driverVersion and
 // pipelineCacheUUID); then create them all again from a cache made of the stored blob, to show what it buys.
+//
+// In order: refuse clashing outputs (exit 2); map the bundle (BundleFile::open: header, file size and section
+// table, nothing read into memory; exit 3); bundle::check_before_driver, every check whose failure could
+// crash or mislead a driver (exit 3, each problem named, and no Vulkan call has been made); only then open a
+// device and create pipelines.
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_paths.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_verify.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "lib/vulkan/bundle_pipelines.hpp"
@@ -41,14 +46,6 @@ std::string driver_version_text(uint32_t vendor_id, uint32_t v) {
     std::snprintf(text, sizeof text, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
                   VK_API_VERSION_PATCH(v));
   return text;
-}
-
-Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorKind::io, "bundle_io", std::string("cannot open: ") + std::strerror(errno), {path, 0, 0, {}}};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{ErrorKind::io, "bundle_io", "cannot read", {path, 0, 0, {}}};
-  return bytes;
 }
 
 int exit_code_of(const Error& e) {
@@ -128,25 +125,38 @@ int run_warm(const WarmOptions& options) {
   // -o names another file; warming in place is leaving -o out.
   if (const int code = refuse_clashing_outputs({{"bundle", options.bundle}}, {{"-o", options.output}}); code != kExitOk)
     return code;
-  // Before any Vulkan call: the drivers' own disk caches would make "cold" warm and flatter the blob.
-  vulkan::disable_driver_disk_caches();
   const std::string output = options.output.empty() ? options.bundle : options.output;
-  auto fail = [&](const Error& e, int code) {
-    std::fprintf(stderr, "error: %s\n", e.to_string().c_str());
-    if (options.json) std::printf("%s\n", ordered_json{{"bundle", options.bundle}, {"ok", false}, {"error", e.message}}.dump(2).c_str());
+  // Under --json, main prints the JSON error object with the last error line's message.
+  auto fail = [](const Error& e, int code) {
+    print_error(e.to_string());
     return code;
   };
 
-  auto bytes = read_file(options.bundle);
-  if (!bytes) return fail(bytes.error(), kExitBadInput);
-  sbk_bundle bundle;
-  sbk_result r = sbk_bundle_open_memory(&bundle, bytes->data(), bytes->size());
-  if (r == SBK_OK && sbk_bundle_check_sections(&bundle) != SBK_OK) r = SBK_ERROR_CORRUPT;
-  if (r != SBK_OK)
-    return fail(Error{ErrorKind::bad_input, "bundle_corrupt",
-                      std::string("cannot warm the bundle: ") + sbk_result_name(r) + " (run 'shaderbake verify' on it)",
-                      {options.bundle, 0, 0, {}}},
-                kExitBadInput);
+  // ---- the bundle: mapped, then every check a driver relies on, before any Vulkan call ----
+  // Mapping costs address space, not memory: a file of any size is refused by its header (magic, the size it
+  // states against the file's) without being read.
+  auto file = bundle::BundleFile::open(options.bundle);
+  if (!file) {
+    print_error(file.error().to_string() + " (run 'shaderbake verify' on it)");
+    return kExitBadInput;
+  }
+  const sbk_bundle& bundle = file->handle();
+  const std::vector<bundle::VerifyCheck> checks = bundle::check_before_driver(bundle);
+  if (!bundle::all_passed(checks)) {
+    size_t problems = 0;
+    std::string first;
+    for (const auto& c : checks)
+      for (const auto& f : c.failures) {
+        if (problems++ == 0) first = c.name + ": " + f;
+        print_error(options.bundle + ": " + c.name + ": " + f);
+      }
+    print_error(options.bundle + ": refused before any Vulkan device was opened: " + first +
+                (problems > 1 ? " (" + std::to_string(problems - 1) + " more problems above)" : std::string()) +
+                "; run 'shaderbake verify' on it, and rebuild it");
+    return kExitBadInput;
+  }
+  // Before any Vulkan call: the drivers' own disk caches would make "cold" warm and flatter the blob.
+  vulkan::disable_driver_disk_caches();
 
   // ---- pass 1: every pipeline into an empty cache ----
   std::vector<uint8_t> cache_data;
@@ -170,7 +180,19 @@ int run_warm(const WarmOptions& options) {
   const bool replaced = sbk_bundle_driver_cache(&bundle, blob.identity.vendor_id, blob.identity.device_id,
                                                 blob.identity.driver_version, blob.identity.pipeline_cache_uuid.data(),
                                                 &previous_blob, &previous_size) == SBK_OK;
-  auto warmed = bundle::with_driver_cache(*bytes, blob);
+  // The new bundle is assembled in memory (the write path takes whole bytes): the one copy of the file warm
+  // makes, after every check passed.
+  std::optional<Result<std::vector<uint8_t>>> assembled;
+  try {
+    assembled.emplace(bundle::with_driver_cache(file->bytes(), blob));
+  } catch (const std::bad_alloc&) {
+    return fail(Error{ErrorKind::io, "out_of_memory",
+                      "not enough memory to assemble the warmed bundle (" + std::to_string(file->size()) +
+                          " bytes and the blob)",
+                      {output, 0, 0, {}}},
+                kExitOutput);
+  }
+  auto& warmed = *assembled;
   if (!warmed) return fail(warmed.error(), exit_code_of(warmed.error()));
   if (Status written = io::write_output(output, *warmed); !written)
     return fail(written.error(), kExitOutput);
@@ -193,7 +215,7 @@ int run_warm(const WarmOptions& options) {
   sbk_bundle warm_bundle;
   const void* stored = nullptr;
   size_t stored_size = 0;
-  r = sbk_bundle_open_memory(&warm_bundle, warmed->data(), warmed->size());
+  sbk_result r = sbk_bundle_open_memory(&warm_bundle, warmed->data(), warmed->size());
   if (r == SBK_OK)
     r = sbk_bundle_driver_cache(&warm_bundle, blob.identity.vendor_id, blob.identity.device_id,
                                 blob.identity.driver_version, blob.identity.pipeline_cache_uuid.data(), &stored,
@@ -259,16 +281,15 @@ int run_warm(const WarmOptions& options) {
   out["total_speedup"] = cached_total > 0 ? cold_total / cached_total : 0.0;
   out["ok"] = ok;
 
-  for (const auto& m : messages) std::fprintf(stderr, "error: validation: %s\n", m.c_str());
+  for (const auto& m : messages) print_error("validation: " + m);
   for (const char* pass : {"cold", "cold_again", "cached"}) {
     if (out[pass].is_null()) continue;
     for (const auto& f : out[pass]["failures"])
-      std::fprintf(stderr, "error: %s: pipeline entry %s (key %s): %s\n", options.bundle.c_str(),
-                   f["entry"].dump().c_str(), f["key_hash"].get<std::string>().c_str(),
-                   f["error"].get<std::string>().c_str());
+      print_error(options.bundle + ": pipeline entry " + f["entry"].dump() + " (key " + f["key_hash"].get<std::string>() +
+                  "): " + f["error"].get<std::string>());
   }
   if (options.json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    print_json(out);
   } else {
     std::printf("device: %s (vendor %s, device %s, driver %s = %s, pipelineCacheUUID %s)%s\n", device_name.c_str(),
                 hex_word(blob.identity.vendor_id).c_str(), hex_word(blob.identity.device_id).c_str(),
@@ -283,7 +304,7 @@ int run_warm(const WarmOptions& options) {
     };
     line("cold (empty cache)", out["cold"], cold_run.pipelines.size());
     std::printf("driver cache: %zu bytes, %s %s (%u device%s in the bundle, %zu bytes)\n", blob.data.size(),
-                replaced ? "replaced the blob of this device in" : "added to", output.c_str(), caches_in_bundle,
+                replaced ? "replaced the blob of this device in" : "added to", escape_controls(output).c_str(), caches_in_bundle,
                 caches_in_bundle == 1 ? "" : "s", warmed->size());
     if (control) line("cold again (fresh device, empty cache)", out["cold_again"], control->pipelines.size());
     line("with the stored blob (fresh device)", out["cached"], cached_run.pipelines.size());

@@ -16,7 +16,8 @@ namespace shaderbake::bundle {
 // C++ handle whose failures are Errors that name the file. Movable, not copyable.
 class BundleFile {
  public:
-  // Maps `path` (sbk_bundle_open_file). Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
+  // Maps `path` (sbk_bundle_open_file: never reads the whole file; the header's size must be the file's) and
+  // checks the header and section table. Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
   static Result<BundleFile> open(const std::string& path);
 
   BundleFile(BundleFile&& other) noexcept;
@@ -28,6 +29,10 @@ class BundleFile {
   const sbk_bundle& handle() const { return bundle_; }
   const std::string& path() const { return path_; }
   uint64_t size() const { return bundle_.size; }
+  // The whole file as mapped (open checked its header and section table, nothing else), valid while the
+  // BundleFile lives. A file changed in place while mapped changes these bytes too: shaderbake's writers
+  // never do that (they rename a new file over the old one).
+  std::span<const uint8_t> bytes() const { return {bundle_.data, static_cast<size_t>(bundle_.size)}; }
 
   // The META section's JSON text.
   std::string meta_json() const;

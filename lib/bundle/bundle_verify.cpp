@@ -1,39 +1,71 @@
 // SPDX-License-Identifier: MIT
 #include "lib/bundle/bundle_verify.hpp"
 
+#include <xxhash.h>
 #include <zstd.h>
 
-#include <deque>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
+#include <tuple>
 
 #include "lib/bundle/driver_cache.hpp"
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/compile/reflection.hpp"
 #include "lib/compile/spirv_tools.hpp"
+#include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
+#include "lib/trace/vulkan_names.hpp"
 
 namespace shaderbake::bundle {
 
 namespace {
 
-// The execution model of a module's first OpEntryPoint as a VkShaderStageFlagBits, or 0.
-uint32_t entry_point_stage(const std::vector<uint32_t>& words) {
-  for (size_t i = 5; i < words.size();) {
-    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
-    if (count == 0) return 0;
-    if (opcode == 15 && i + 1 < words.size()) {  // OpEntryPoint ExecutionModel ...
-      switch (words[i + 1]) {
-        case 0: return 0x1;   // Vertex
-        case 4: return 0x10;  // Fragment
-        default: return 0;
-      }
-    }
-    i += count;
+constexpr uint32_t kStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
+constexpr uint32_t kStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+constexpr uint32_t kContractStages = kStageVertex | kStageFragment;
+
+// Vulkan's guaranteed minimum limits (VkPhysicalDeviceLimits, "Required Limits"): what a bundle may ask of
+// any device, since the checks run before a device is chosen.
+constexpr uint32_t kMaxPushConstantsSize = 128;
+constexpr uint32_t kMaxVertexInputBindings = 16;
+constexpr uint32_t kMaxVertexInputBindingStride = 2048;
+constexpr uint32_t kMaxVertexInputAttributeOffset = 2047;
+
+// A rule one damaged table can break once per row (a directory of 2^24 words) reports its first rows only.
+constexpr uint64_t kLinesPerRule = 8;
+
+// Adds failure lines to a check, at most kLinesPerRule per rule, then one line saying how many more.
+class Failures {
+ public:
+  explicit Failures(VerifyCheck& check) : check_(check) {}
+  Failures(const Failures&) = delete;
+  Failures& operator=(const Failures&) = delete;
+  ~Failures() {
+    for (const auto& [rule, count] : counts_)
+      if (count > kLinesPerRule)
+        check_.failures.push_back("... and " + std::to_string(count - kLinesPerRule) + " more like that (" + rule + ")");
   }
-  return 0;
+  void add(const std::string& rule, std::string line) {
+    if (++counts_[rule] <= kLinesPerRule) check_.failures.push_back(std::move(line));
+  }
+
+ private:
+  VerifyCheck& check_;
+  std::map<std::string, uint64_t> counts_;
+};
+
+uint64_t align8(uint64_t v) { return (v + 7) & ~uint64_t{7}; }
+
+// Reserved fields are written as zero; a reader of a later minor version may give them a meaning, so only a
+// 2.0 bundle is held to the zero.
+bool reserved_must_be_zero(const sbk_bundle& b) { return sbk_bundle_format_minor(&b) == 0; }
+
+std::string section_name(uint32_t type) {
+  static const char* const kNames[] = {"?",           "META",       "INDEX",   "RECORDS", "MODULES",
+                                       "MODULE_DATA", "DICTIONARY", "LAYOUTS", "REPORT",  "DRIVER_CACHE"};
+  return type > 0 && type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "section type " + std::to_string(type);
 }
 
 std::string entry_name(const sbk_entry& e) {
@@ -41,191 +73,552 @@ std::string entry_name(const sbk_entry& e) {
   return std::string(kKinds[e.kind <= 3 ? e.kind : 0]) + " " + KeyHash::of({e.key, e.key_size}).to_hex();
 }
 
-bool same_layout(const sbk_layout& stored, const LayoutContract& wanted) {
-  if (stored.binding_count != wanted.bindings.size() || stored.push_constant_size != wanted.push_constant_size ||
-      stored.push_constant_stages != wanted.push_constant_stages)
-    return false;
-  for (uint32_t i = 0; i < stored.binding_count; ++i) {
-    const auto& a = stored.bindings[i];
-    const auto& b = wanted.bindings[i];
-    if (a.binding != b.binding || a.descriptor_type != b.descriptor_type || a.descriptor_count != b.descriptor_count ||
-        a.stage_flags != b.stage_flags)
-      return false;
+std::string stage_name(uint32_t stage) {
+  return stage == kStageVertex ? "vertex" : stage == kStageFragment ? "fragment" : "stage " + hex_word(stage);
+}
+
+bool known(std::span<const vulkan_names::Name> table, uint32_t value) {
+  return std::any_of(table.begin(), table.end(), [&](const vulkan_names::Name& n) { return n.value == value; });
+}
+
+// The first OpEntryPoint of a module: its execution model as a VkShaderStageFlagBits (0 for any other model)
+// and its name. Nothing when the module has none or its instruction stream is broken.
+struct EntryPoint {
+  uint32_t stage = 0;
+  std::string name;
+};
+std::optional<EntryPoint> first_entry_point(const std::vector<uint32_t>& words) {
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
+    if (count == 0 || count > words.size() - i) return std::nullopt;
+    if (opcode == 15 && count >= 4) {  // OpEntryPoint ExecutionModel <id> Name ...
+      EntryPoint out;
+      out.stage = words[i + 1] == 0 ? kStageVertex : words[i + 1] == 4 ? kStageFragment : 0;
+      for (size_t w = i + 3; w < i + count; ++w) {
+        bool ended = false;
+        for (int byte = 0; byte < 4 && !ended; ++byte) {
+          const char c = static_cast<char>((words[w] >> (8 * byte)) & 0xFF);
+          ended = c == '\0';
+          if (!ended && out.name.size() < 64) out.name.push_back(c);
+        }
+        if (ended) break;
+      }
+      return out;
+    }
+    i += count;
   }
-  return true;
+  return std::nullopt;
+}
+
+// The stored layout as the writer's LayoutContract (its value order is the one LAYOUTS is sorted by).
+LayoutContract contract_of(const sbk_layout& stored) {
+  LayoutContract out;
+  for (uint32_t i = 0; i < stored.binding_count && i < SBK_MAX_LAYOUT_BINDINGS; ++i) {
+    const sbk_layout_binding& b = stored.bindings[i];
+    out.bindings.push_back({b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags});
+  }
+  out.push_constant_size = stored.push_constant_size;
+  out.push_constant_stages = stored.push_constant_stages;
+  return out;
+}
+
+// What the module pass learnt about one module, for the recipes. `usable`: it passed every module check.
+struct ModuleFacts {
+  bool usable = false;
+  uint32_t stage = 0;
+  compile::Reflection reflection;
+};
+
+// The entries of the bundle that read (damaged ones are the index check's to report).
+std::vector<sbk_entry> readable_entries(const sbk_bundle& b) {
+  std::vector<sbk_entry> out;
+  for (uint32_t i = 0; i < sbk_bundle_entry_count(&b); ++i) {
+    sbk_entry e;
+    if (sbk_bundle_entry_at(&b, i, &e) == SBK_OK) out.push_back(e);
+  }
+  return out;
 }
 
 }  // namespace
 
-std::vector<VerifyCheck> verify_bundle(const BundleFile& file) {
-  const sbk_bundle& b = file.handle();
-  std::deque<VerifyCheck> checks;  // a deque: the references each check keeps stay valid as checks are added
+bool all_passed(std::span<const VerifyCheck> checks) {
+  return std::all_of(checks.begin(), checks.end(), [](const VerifyCheck& c) { return c.failures.empty(); });
+}
 
-  VerifyCheck& sections = checks.emplace_back(VerifyCheck{"sections", 1, {}});
-  if (sbk_bundle_check_sections(&b) != SBK_OK) sections.failures.push_back("a section checksum does not match");
+// ---- sections ----
 
-  // ---- index ----
-  VerifyCheck& index = checks.emplace_back(VerifyCheck{"index", 0, {}});
-  std::vector<std::optional<sbk_entry>> entries(sbk_bundle_entry_count(&b));
+VerifyCheck check_sections(const sbk_bundle& b) {
+  VerifyCheck out{"sections", 0, {}};
+  // The header and section table are what sbk_bundle_open_* accepted: every entry lies inside the file and no
+  // two overlap. They are read from the bundle's own bytes (the handle's data and size), the checksums
+  // through them.
+  const uint8_t* data = b.data;
+  const uint32_t header_size = load_u32_le(data + 12), count = load_u32_le(data + 24);
+  if (load_u32_le(data + 28) != 0) out.failures.push_back("header: flags " + hex_word(load_u32_le(data + 28)) + " (must be 0)");
+  if (reserved_must_be_zero(b) && (data[49] != 0 || load_u32_le(data + 52) != 0))
+    out.failures.push_back("header: a reserved field (byte 49 or bytes 52-55) is not zero");
+  std::vector<std::pair<uint64_t, uint64_t>> spans;  // (offset, size) of each section
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* e = data + header_size + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+    const uint32_t type = load_u32_le(e);
+    const uint64_t offset = load_u64_le(e + 8), size = load_u64_le(e + 16);
+    ++out.checked;
+    if (XXH3_64bits(data + offset, static_cast<size_t>(size)) != load_u64_le(e + 24))
+      out.failures.push_back(section_name(type) + " section corrupt: its checksum does not match");
+    if (load_u32_le(e + 4) != 0)
+      out.failures.push_back(section_name(type) + " section: flags " + hex_word(load_u32_le(e + 4)) + " (must be 0)");
+    spans.emplace_back(offset, size);
+  }
+  // Every byte no section covers is padding and must be zero, so that no byte escapes a check.
+  std::sort(spans.begin(), spans.end());
+  uint64_t at = uint64_t{header_size} + uint64_t{count} * SBK_BUNDLE_SECTION_ENTRY_SIZE, nonzero = 0, first = 0;
+  auto gap = [&](uint64_t end) {
+    for (; at < end; ++at)
+      if (data[at] != 0 && nonzero++ == 0) first = at;
+  };
+  for (const auto& [offset, size] : spans) {
+    gap(offset);
+    at = std::max(at, offset + size);
+  }
+  gap(b.size);
+  if (nonzero)
+    out.failures.push_back("padding corrupt: " + std::to_string(nonzero) + " bytes between sections are not zero (the first at offset " +
+                           std::to_string(first) + ")");
+  return out;
+}
+
+// ---- index ----
+
+VerifyCheck check_index(const sbk_bundle& b) {
+  VerifyCheck out{"index", 0, {}};
   {
-    uint64_t size = 0;
-    const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_INDEX, &size);
-    const uint32_t bits = load_u32_le(section + 4);
-    const uint64_t prefix = 16 + ((4 * ((uint64_t{1} << bits) + 1) + 7) & ~uint64_t{7});
+    Failures failures(out);
+    uint64_t size = 0, records_size = 0;
+    const uint8_t* s = sbk_bundle_section(&b, SBK_SECTION_INDEX, &size);
+    const uint8_t* records = sbk_bundle_section(&b, SBK_SECTION_RECORDS, &records_size);
+    // open checked: D <= 24, and the section is exactly 16 + align8(4 (2^D + 1)) + 32 E bytes.
+    const uint32_t count = sbk_bundle_entry_count(&b), bits = load_u32_le(s + 4);
+    const uint64_t buckets = uint64_t{1} << bits;
+    const uint64_t directory_end = 16 + 4 * (buckets + 1), prefix = 16 + align8(4 * (buckets + 1));
+    auto directory = [&](uint64_t k) { return load_u32_le(s + 16 + 4 * k); };
+    auto row = [&](uint32_t i) { return s + prefix + uint64_t{i} * SBK_BUNDLE_INDEX_ENTRY_SIZE; };
+    auto bucket_of = [&](uint64_t high) { return bits ? high >> (64 - bits) : uint64_t{0}; };
+
+    if (reserved_must_be_zero(b) && load_u64_le(s + 8) != 0)
+      failures.add("INDEX reserved", "INDEX: the reserved field (bytes 8-15) is not zero");
+    uint32_t wanted_bits = 0;
+    while (wanted_bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{1} << wanted_bits) < count) ++wanted_bits;
+    if (bits != wanted_bits)
+      failures.add("directory bits", "INDEX: directory bits D = " + std::to_string(bits) + ", but " + std::to_string(count) +
+                                         " entries want D = " + std::to_string(wanted_bits) +
+                                         " (the smallest D with 2^D >= E)");
+    if (directory(buckets) != count)
+      failures.add("directory end", "INDEX: directory[2^D = " + std::to_string(buckets) + "] = " +
+                                        std::to_string(directory(buckets)) + ", not the entry count " + std::to_string(count));
+
+    // directory[b] must be the first entry whose bucket is >= b (by the hashes the entries store): the least
+    // index over the buckets from b on, found by walking the entries' buckets in order with suffix minima.
+    std::vector<std::pair<uint64_t, uint32_t>> firsts;  // (bucket, least entry index in it), by bucket
+    firsts.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) firsts.emplace_back(bucket_of(load_u64_le(row(i) + 8)), i);
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+                 firsts.end());
+    std::vector<uint32_t> least_from(firsts.size() + 1, count);
+    for (size_t k = firsts.size(); k-- > 0;) least_from[k] = std::min(least_from[k + 1], firsts[k].second);
+    size_t p = 0;
+    for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
+      while (p < firsts.size() && firsts[p].first < bucket) ++p;
+      const uint32_t value = directory(bucket), next = directory(bucket + 1), wanted = least_from[p];
+      if (value <= count && value <= next && value == wanted) continue;
+      const std::string at = "INDEX: directory[" + std::to_string(bucket) + "] = " + std::to_string(value);
+      if (value > count) failures.add("directory past E", at + " is past the entry count " + std::to_string(count));
+      if (value > next)
+        failures.add("directory reversed", at + " > directory[" + std::to_string(bucket + 1) + "] = " + std::to_string(next) +
+                                               ": bucket " + std::to_string(bucket) + "'s range is reversed");
+      if (value != wanted)
+        failures.add("directory first", at + ", but the first entry whose bucket is >= " + std::to_string(bucket) +
+                                            " is " + std::to_string(wanted));
+    }
+    for (uint64_t k = directory_end; k < prefix; ++k)
+      if (s[k] != 0) {
+        failures.add("directory padding", "INDEX: the padding after the directory is not zero");
+        break;
+      }
+
+    // The entries, and where their records lie.
+    struct Placement {
+      uint64_t offset, size;
+      uint32_t entry;
+    };
+    std::vector<Placement> placements;
     KeyHash previous_hash;
     std::vector<uint8_t> previous_key;
-    for (uint32_t i = 0; i < entries.size(); ++i) {
-      ++index.checked;
-      const uint8_t* e = section + prefix + uint64_t{i} * SBK_BUNDLE_INDEX_ENTRY_SIZE;
-      const KeyHash stored{load_u64_le(e), load_u64_le(e + 8)};
-      auto entry = file.entry(i);
-      if (!entry) {
-        index.failures.push_back("entry " + std::to_string(i) + ": " + entry.error().message);
+    for (uint32_t i = 0; i < count; ++i) {
+      ++out.checked;
+      const uint8_t* e = row(i);
+      const std::string name = "entry " + std::to_string(i);
+      const uint64_t record_offset = load_u64_le(e + 16);
+      const uint32_t record_size = load_u32_le(e + 24);
+      if (reserved_must_be_zero(b) && load_u32_le(e + 28) != 0)
+        failures.add("entry reserved", name + ": the reserved field is not zero");
+      if (record_offset % 8 == 0 && record_size >= SBK_BUNDLE_RECORD_HEADER_SIZE + 2 && record_offset <= records_size &&
+          record_size <= records_size - record_offset)
+        placements.push_back({record_offset, record_size, i});
+      sbk_entry entry;
+      if (const sbk_result r = sbk_bundle_entry_at(&b, i, &entry); r != SBK_OK) {
+        failures.add("entry unreadable", name + " (key hash " + KeyHash{load_u64_le(e), load_u64_le(e + 8)}.to_hex() +
+                                             " as the index stores it): cannot be read (its record's bounds, size, "
+                                             "check or key hash): " + sbk_result_name(r));
         continue;
       }
-      entries[i] = *entry;
-      const std::span<const uint8_t> key(entry->key, entry->key_size);
+      const std::span<const uint8_t> key(entry.key, entry.key_size);
+      const KeyHash stored{load_u64_le(e), load_u64_le(e + 8)};
       const KeyHash actual = KeyHash::of(key);
-      if (!(stored == actual))
-        index.failures.push_back("entry " + std::to_string(i) + ": stored hash is not the hash of its key");
-      const std::vector<uint8_t> key_bytes(key.begin(), key.end());
-      if (i > 0 && !(previous_hash.high < actual.high ||
-                     (previous_hash.high == actual.high &&
-                      (previous_hash.low < actual.low || (previous_hash.low == actual.low && previous_key < key_bytes)))))
-        index.failures.push_back("entry " + std::to_string(i) + ": out of order (or a duplicate key)");
+      if (!(stored == actual)) failures.add("entry hash", name + ": stored hash is not the hash of its key");
+      std::vector<uint8_t> key_bytes(key.begin(), key.end());
+      if (!previous_key.empty() &&
+          std::tie(previous_hash.high, previous_hash.low, previous_key) >= std::tie(actual.high, actual.low, key_bytes))
+        failures.add("entry order", name + ": out of order (or a duplicate key)");
       previous_hash = actual;
-      previous_key = key_bytes;
-      const uint64_t bucket = bits ? actual.high >> (64 - bits) : 0;
-      const uint32_t first = load_u32_le(section + 16 + 4 * bucket), last = load_u32_le(section + 16 + 4 * (bucket + 1));
-      if (i < first || i >= last)
-        index.failures.push_back("entry " + std::to_string(i) + ": the directory does not send its bucket here");
+      previous_key = std::move(key_bytes);
+      const uint64_t bucket = bucket_of(actual.high);
+      if (i < directory(bucket) || i >= directory(bucket + 1))
+        failures.add("entry bucket", name + ": the directory does not send its bucket (" + std::to_string(bucket) + ") here");
       sbk_entry found;
-      if (sbk_bundle_find(&b, entry->key, entry->key_size, &found) != SBK_OK || found.index != i)
-        index.failures.push_back("entry " + std::to_string(i) + ": a probe for its own key does not find it");
+      if (sbk_bundle_find(&b, entry.key, entry.key_size, &found) != SBK_OK || found.index != i)
+        failures.add("entry probe", name + ": a probe for its own key does not find it");
     }
-  }
 
-  // ---- modules ----
-  VerifyCheck& modules = checks.emplace_back(VerifyCheck{"modules", 0, {}});
-  std::vector<std::optional<std::vector<uint32_t>>> words(sbk_bundle_module_count(&b));
-  std::vector<uint32_t> stages(words.size(), 0);
-  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
-  for (uint32_t m = 0; m < words.size(); ++m) {
-    ++modules.checked;
-    sbk_module_info info;
-    auto module = file.module_words(m, dctx.get());
-    if (!module || sbk_bundle_module_info(&b, m, &info) != SBK_OK) {
-      modules.failures.push_back(module ? "module " + std::to_string(m) + ": bad entry" : module.error().message);
-      continue;
-    }
-    if (const Status valid = compile::validate_spirv(*module); !valid)
-      modules.failures.push_back("module " + std::to_string(m) + ": spirv-val: " + valid.error().message);
-    if (entry_point_stage(*module) != info.stage)
-      modules.failures.push_back("module " + std::to_string(m) + ": its stage field does not match its entry point");
-    stages[m] = info.stage;
-    words[m] = std::move(*module);
-  }
-
-  // ---- recipes and specializations ----
-  VerifyCheck& recipes = checks.emplace_back(VerifyCheck{"recipes", 0, {}});
-  VerifyCheck& specializations = checks.emplace_back(VerifyCheck{"specializations", 0, {}});
-  std::map<uint32_t, std::optional<compile::Reflection>> reflections;
-  auto reflection_of = [&](uint32_t m) -> const std::optional<compile::Reflection>& {
-    auto [it, inserted] = reflections.try_emplace(m);
-    if (inserted && m < words.size() && words[m]) {
-      auto r = compile::reflect_spirv(*words[m]);
-      if (r) it->second = std::move(*r);
-    }
-    return it->second;
-  };
-  for (const auto& entry : entries) {
-    if (!entry) continue;
-    const std::string name = entry_name(*entry);
-    if (entry->kind == SBK_KEY_KIND_EXACT || entry->kind == SBK_KEY_KIND_FAMILY) {
-      ++specializations.checked;
-      if (entry->fragment_module != SBK_NO_MODULE && words[entry->fragment_module] && stages[entry->fragment_module] != 0x10)
-        specializations.failures.push_back(name + ": its module is not a fragment shader");
-      if (entry->kind == SBK_KEY_KIND_EXACT) {
-        sbk_nv2a_program program;
-        if (entry->key_size != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(entry->key, &program) != SBK_OK) {
-          specializations.failures.push_back(name + ": the key is not an nv2a exact key");
-          continue;
+    // RECORDS: one record per entry, 8-aligned, zero padding between them and nothing else.
+    std::sort(placements.begin(), placements.end(), [](const Placement& x, const Placement& y) {
+      return std::tie(x.offset, x.entry) < std::tie(y.offset, y.entry);
+    });
+    uint64_t at = 0;
+    const Placement* previous = nullptr;
+    auto padding = [&](uint64_t end, const std::string& where) {
+      if (end - at >= 8)
+        failures.add("records unowned", "RECORDS: bytes " + std::to_string(at) + "-" + std::to_string(end - 1) +
+                                            " belong to no record (" + where + ")");
+      for (uint64_t k = at; k < end; ++k)
+        if (records[k] != 0) {
+          failures.add("records padding", "RECORDS: the padding " + where + " is not zero");
+          break;
         }
-        const uint32_t admitted = sbk_nv2a_admit(&program, nullptr);
-        if (admitted != entry->rejection)
-          specializations.failures.push_back(name + ": stored admission '" +
-                                             sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(entry->rejection % SBK_NV2A_REASON_COUNT)) +
-                                             "' but admission says '" +
-                                             sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(admitted)) + "'");
-      } else if (entry->key_size != SBK_NV2A_FAMILY_KEY_SIZE) {
-        specializations.failures.push_back(name + ": the key is not an nv2a family key");
+    };
+    for (const Placement& placement : placements) {
+      if (placement.offset < at)
+        failures.add("records overlap", "entries " + std::to_string(previous->entry) + " and " +
+                                            std::to_string(placement.entry) + " share or overlap their records (RECORDS offset " +
+                                            std::to_string(placement.offset) + ")");
+      else
+        padding(placement.offset, "before entry " + std::to_string(placement.entry) + "'s record");
+      if (placement.offset + placement.size > at) {
+        at = placement.offset + placement.size;
+        previous = &placement;
       }
+    }
+    padding(records_size, "after the last record");
+  }
+  return out;
+}
+
+// ---- layouts ----
+
+VerifyCheck check_layouts(const sbk_bundle& b) {
+  VerifyCheck out{"layouts", 0, {}};
+  uint64_t size = 0;
+  const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_LAYOUTS, &size);
+  if (reserved_must_be_zero(b) && load_u32_le(section + 4) != 0)
+    out.failures.push_back("LAYOUTS: the reserved field (bytes 4-7) is not zero");
+  std::optional<LayoutContract> previous;
+  for (uint32_t l = 0; l < sbk_bundle_layout_count(&b); ++l) {
+    ++out.checked;
+    const std::string name = "layout " + std::to_string(l);
+    sbk_layout layout;
+    if (const sbk_result r = sbk_bundle_layout(&b, l, &layout); r != SBK_OK) {
+      out.failures.push_back(name + ": cannot be read (the LAYOUTS checksum, or a rule of schemas/bundle.md): " +
+                             sbk_result_name(r));
+      previous.reset();
       continue;
     }
+    std::map<uint32_t, uint64_t> per_type;  // descriptor type -> descriptors in the layout
+    for (uint32_t i = 0; i < layout.binding_count; ++i) {
+      const sbk_layout_binding& binding = layout.bindings[i];
+      const std::string at = name + " binding " + std::to_string(binding.binding);
+      if (binding.descriptor_type != 1 && binding.descriptor_type != 6 && binding.descriptor_type != 7)
+        out.failures.push_back(at + ": descriptor type " + std::to_string(binding.descriptor_type) +
+                               " is not one a layout contract uses (1 combined image sampler, 6 uniform buffer, 7 "
+                               "storage buffer)");
+      if (binding.descriptor_count == 0) out.failures.push_back(at + ": descriptor count 0");
+      if (binding.stage_flags == 0 || (binding.stage_flags & ~kContractStages) != 0)
+        out.failures.push_back(at + ": stage flags " + hex_word(binding.stage_flags) +
+                               " (a contract's stages are vertex 0x1 and fragment 0x10)");
+      per_type[binding.descriptor_type] += binding.descriptor_count;
+    }
+    // maxPerStageDescriptorSamplers / UniformBuffers / StorageBuffers: a binding may be used by both stages,
+    // so its descriptors count against each stage's limit.
+    static const std::map<uint32_t, std::pair<uint64_t, const char*>> kLimits = {
+        {1, {16, "combined image samplers"}}, {6, {12, "uniform buffers"}}, {7, {4, "storage buffers"}}};
+    for (const auto& [type, total] : per_type)
+      if (const auto limit = kLimits.find(type); limit != kLimits.end() && total > limit->second.first)
+        out.failures.push_back(name + ": " + std::to_string(total) + " " + limit->second.second + ", more than the " +
+                               std::to_string(limit->second.first) + " every Vulkan device accepts in one stage");
+    if (layout.push_constant_size % 4 != 0 || layout.push_constant_size > kMaxPushConstantsSize)
+      out.failures.push_back(name + ": push-constant size " + std::to_string(layout.push_constant_size) +
+                             " (a multiple of 4, at most the 128 bytes every Vulkan device accepts)");
+    if ((layout.push_constant_size == 0) != (layout.push_constant_stages == 0) ||
+        (layout.push_constant_stages & ~kContractStages) != 0)
+      out.failures.push_back(name + ": push-constant stages " + hex_word(layout.push_constant_stages) + " with size " +
+                             std::to_string(layout.push_constant_size) +
+                             " (vertex and/or fragment exactly when the size is not zero)");
+    LayoutContract contract = contract_of(layout);
+    if (previous && !(*previous < contract))
+      out.failures.push_back(name + ": not after layout " + std::to_string(l - 1) +
+                             " in value order (layouts are stored once, ordered by value)");
+    previous = std::move(contract);
+  }
+  return out;
+}
+
+// ---- modules and recipes ----
+
+std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleScope scope) {
+  VerifyCheck modules{"modules", 0, {}};
+  VerifyCheck recipes{"recipes", 0, {}};
+  const uint32_t module_count = sbk_bundle_module_count(&b);
+  const std::vector<sbk_entry> entries = readable_entries(b);
+
+  // The loader guarantees a readable pipeline entry's module indices are below the module count.
+  std::vector<bool> wanted(module_count, scope == ModuleScope::every_module);
+  for (const sbk_entry& e : entries)
+    if (e.kind == SBK_KEY_KIND_PIPELINE) wanted[e.vertex_module] = wanted[e.fragment_module] = true;
+
+  std::vector<ModuleFacts> facts(module_count);
+  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  for (uint32_t m = 0; m < module_count; ++m) {
+    if (!wanted[m]) continue;
+    ++modules.checked;
+    ModuleFacts& fact = facts[m];
+    const std::string name = "module " + std::to_string(m);
+    sbk_module_info info;
+    sbk_result r = sbk_bundle_module_info(&b, m, &info);
+    if (r != SBK_OK) {
+      modules.failures.push_back(name + ": bad entry: " + sbk_result_name(r));
+      continue;
+    }
+    // One module's words at a time: module_info bounds raw_size by 64 MiB, and nothing is kept past the pass.
+    std::vector<uint32_t> words(info.raw_size / 4);
+    size_t size = 0;
+    r = sbk_bundle_read_module(&b, m, words.data(), words.size() * 4, &size, dctx.get());
+    if (r != SBK_OK) {
+      modules.failures.push_back(name + ": cannot be decoded: " + sbk_result_name(r));
+      continue;
+    }
+    fact.stage = info.stage;
+    if (const Status valid = compile::validate_spirv(words); !valid) {
+      // Reflection only ever sees valid SPIR-V: SPIRV-Cross assumes it.
+      modules.failures.push_back(name + ": spirv-val: " + valid.error().message);
+      continue;
+    }
+    bool usable = true;
+    const std::optional<EntryPoint> entry_point = first_entry_point(words);
+    if (!entry_point || entry_point->stage != info.stage) {
+      modules.failures.push_back(name + ": its stage field does not match its entry point");
+      usable = false;
+    } else if (entry_point->name != "main") {
+      modules.failures.push_back(name + ": its entry point is named '" + entry_point->name +
+                                 "', not 'main' (the name its pipelines create it with)");
+      usable = false;
+    }
+    auto reflection = compile::reflect_spirv(words);
+    if (!reflection) {
+      modules.failures.push_back(name + ": cannot be reflected: " + reflection.error().message);
+      usable = false;
+    } else {
+      fact.reflection = std::move(*reflection);
+    }
+    fact.usable = usable;
+  }
+
+  for (const sbk_entry& entry : entries) {
+    if (entry.kind != SBK_KEY_KIND_PIPELINE) continue;
     ++recipes.checked;
+    const std::string name = entry_name(entry);
     uint8_t route = 0;
     const uint8_t* fragment_key = nullptr;
     size_t fragment_size = 0;
     sbk_host_state host;
-    if (sbk_decode_pipeline_key(entry->key, entry->key_size, &route, &fragment_key, &fragment_size, &host) != SBK_OK) {
+    if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_size, &host) != SBK_OK) {
       recipes.failures.push_back(name + ": the key does not decode");
       continue;
     }
-    if (!words[entry->vertex_module] || !words[entry->fragment_module]) {
-      recipes.failures.push_back(name + ": uses a module that cannot be read (above)");
+    // The host state: sbk_decode_pipeline_key checked every enum and count; formats are open-ended numbers.
+    for (uint32_t i = 0; i < host.color_count; ++i)
+      if (!known(vulkan_names::color_formats(), host.color_formats[i]))
+        recipes.failures.push_back(name + ": colour attachment " + std::to_string(i) + " has format " +
+                                   std::to_string(host.color_formats[i]) + ", not one the trace format names");
+    if (!known(vulkan_names::depth_formats(), host.depth_format))
+      recipes.failures.push_back(name + ": depth format " + std::to_string(host.depth_format) +
+                                 " is not one the trace format names");
+    for (uint32_t i = 0; i < host.binding_count; ++i) {
+      const sbk_vertex_binding& vb = host.bindings[i];
+      if (vb.binding >= kMaxVertexInputBindings || vb.stride > kMaxVertexInputBindingStride)
+        recipes.failures.push_back(name + ": vertex binding " + std::to_string(vb.binding) + " with stride " +
+                                   std::to_string(vb.stride) +
+                                   " (every Vulkan device accepts bindings 0-15 and strides up to 2048)");
+    }
+    for (uint32_t i = 0; i < host.attribute_count; ++i) {
+      const sbk_vertex_attribute& a = host.attributes[i];
+      if (!known(vulkan_names::vertex_formats(), a.format) || a.offset > kMaxVertexInputAttributeOffset)
+        recipes.failures.push_back(name + ": vertex attribute " + std::to_string(a.semantic) + " has format " +
+                                   std::to_string(a.format) + " at offset " + std::to_string(a.offset) +
+                                   " (a format the trace format names, at most 2047 bytes in)");
+    }
+    const ModuleFacts& vertex = facts[entry.vertex_module];
+    const ModuleFacts& fragment = facts[entry.fragment_module];
+    if (!vertex.usable || !fragment.usable) {
+      recipes.failures.push_back(name + ": uses a module that failed the module checks (module " +
+                                 std::to_string(vertex.usable ? entry.fragment_module : entry.vertex_module) + ")");
       continue;
     }
-    if (stages[entry->vertex_module] != 0x1 || stages[entry->fragment_module] != 0x10) {
-      recipes.failures.push_back(name + ": its modules are not a vertex and a fragment shader");
+    if (vertex.stage != kStageVertex || fragment.stage != kStageFragment) {
+      recipes.failures.push_back(name + ": its modules are a " + stage_name(vertex.stage) + " and a " +
+                                 stage_name(fragment.stage) + " shader, not a vertex and a fragment shader");
       continue;
     }
     sbk_entry owner;
     if (sbk_bundle_find(&b, fragment_key, fragment_size, &owner) != SBK_OK)
       recipes.failures.push_back(name + ": its fragment key has no record of its own");
-    else if (owner.fragment_module != entry->fragment_module)
+    else if (owner.fragment_module != entry.fragment_module)
       recipes.failures.push_back(name + ": its fragment module is not the one its fragment key's record names");
-    const auto& vertex = reflection_of(entry->vertex_module);
-    const auto& fragment = reflection_of(entry->fragment_module);
-    if (!vertex || !fragment) {
-      recipes.failures.push_back(name + ": its modules cannot be reflected");
-      continue;
-    }
-    for (const auto& input : vertex->inputs) {
+    for (const auto& input : vertex.reflection.inputs) {
       bool provided = false;
       for (uint32_t a = 0; a < host.attribute_count; ++a) provided |= host.attributes[a].semantic == input.location;
       if (!provided)
         recipes.failures.push_back(name + ": the vertex module reads location " + std::to_string(input.location) +
                                    " but the host state has no such attribute");
     }
-    auto wanted = layout_contract(*vertex, *fragment);
-    auto stored = file.layout(entry->layout);
-    if (!stored || !wanted || !same_layout(*stored, *wanted))
-      recipes.failures.push_back(name + ": its layout is not the one its modules require");
-  }
-
-  // ---- driver caches (only when the bundle has been warmed) ----
-  uint64_t driver_cache_size = 0;
-  if (const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_DRIVER_CACHE, &driver_cache_size)) {
-    VerifyCheck& driver_caches = checks.emplace_back(VerifyCheck{"driver_caches", 0, {}});
-    const DriverCacheSection read = read_driver_cache_section({section, driver_cache_size});
-    driver_caches.failures = read.problems;
-    // The runtime loader must hand each blob out, and exactly this one: two readers of one format agreeing.
-    for (const DriverCacheEntry& entry : read.entries) {
-      ++driver_caches.checked;
-      const void* data = nullptr;
-      size_t size = 0;
-      const sbk_result r = sbk_bundle_driver_cache(&b, entry.identity.vendor_id, entry.identity.device_id,
-                                                   entry.identity.driver_version,
-                                                   entry.identity.pipeline_cache_uuid.data(), &data, &size);
-      if (r != SBK_OK)
-        driver_caches.failures.push_back("driver cache for " + to_string(entry.identity) + ": the loader says " +
-                                         sbk_result_name(r));
-      else if (data != entry.data.data() || size != entry.data.size())
-        driver_caches.failures.push_back("driver cache for " + to_string(entry.identity) +
-                                         ": the loader hands out other bytes than the entry names");
+    for (const auto& input : fragment.reflection.inputs) {
+      const auto& outputs = vertex.reflection.outputs;
+      const auto written = std::find_if(outputs.begin(), outputs.end(),
+                                        [&](const compile::Reflection::Variable& o) { return o.location == input.location; });
+      if (written == outputs.end() || written->components < input.components)
+        recipes.failures.push_back(name + ": the fragment module reads " + std::to_string(input.components) +
+                                   " components at location " + std::to_string(input.location) +
+                                   " that the vertex module does not write");
+    }
+    auto wanted_layout = layout_contract(vertex.reflection, fragment.reflection);
+    sbk_layout stored;
+    const sbk_result r = sbk_bundle_layout(&b, entry.layout, &stored);
+    if (!wanted_layout)
+      recipes.failures.push_back(name + ": its modules need no layout a contract can describe: " +
+                                 wanted_layout.error().message);
+    else if (r != SBK_OK)
+      recipes.failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " cannot be read: " + sbk_result_name(r));
+    else if (contract_of(stored) != *wanted_layout) {
+      std::string required = "no layout of the bundle is";
+      for (uint32_t l = 0; l < sbk_bundle_layout_count(&b); ++l)
+        if (sbk_layout other; sbk_bundle_layout(&b, l, &other) == SBK_OK && contract_of(other) == *wanted_layout)
+          required = "layout " + std::to_string(l) + " is";
+      recipes.failures.push_back(name + ": its layout " + std::to_string(entry.layout) +
+                                 " is not the one its modules require (" + required + ")");
     }
   }
-  return {checks.begin(), checks.end()};
+  std::vector<VerifyCheck> out;
+  out.push_back(std::move(modules));
+  out.push_back(std::move(recipes));
+  return out;
+}
+
+// ---- specializations ----
+
+VerifyCheck check_specializations(const sbk_bundle& b) {
+  VerifyCheck out{"specializations", 0, {}};
+  for (const sbk_entry& entry : readable_entries(b)) {
+    if (entry.kind != SBK_KEY_KIND_EXACT && entry.kind != SBK_KEY_KIND_FAMILY) continue;
+    ++out.checked;
+    const std::string name = entry_name(entry);
+    sbk_module_info info;
+    if (entry.fragment_module != SBK_NO_MODULE && sbk_bundle_module_info(&b, entry.fragment_module, &info) == SBK_OK &&
+        info.stage != kStageFragment)
+      out.failures.push_back(name + ": its module is not a fragment shader");
+    if (entry.kind == SBK_KEY_KIND_FAMILY) {
+      if (entry.key_size != SBK_NV2A_FAMILY_KEY_SIZE) out.failures.push_back(name + ": the key is not an nv2a family key");
+      continue;
+    }
+    sbk_nv2a_program program;
+    if (entry.key_size != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(entry.key, &program) != SBK_OK) {
+      out.failures.push_back(name + ": the key is not an nv2a exact key");
+      continue;
+    }
+    const uint32_t admitted = sbk_nv2a_admit(&program, nullptr);
+    if (admitted != entry.rejection)
+      out.failures.push_back(name + ": stored admission '" +
+                             sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(entry.rejection % SBK_NV2A_REASON_COUNT)) +
+                             "' but admission says '" + sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(admitted)) + "'");
+  }
+  return out;
+}
+
+// ---- driver caches ----
+
+std::vector<VerifyCheck> check_driver_caches(const sbk_bundle& b) {
+  uint64_t size = 0;
+  const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_DRIVER_CACHE, &size);
+  if (!section) return {};
+  VerifyCheck out{"driver_caches", 0, {}};
+  const DriverCacheSection read = read_driver_cache_section({section, size});
+  out.failures = read.problems;
+  // The runtime loader must hand each blob out, and exactly this one: two readers of one format agreeing.
+  for (const DriverCacheEntry& entry : read.entries) {
+    ++out.checked;
+    const void* data = nullptr;
+    size_t data_size = 0;
+    const sbk_result r =
+        sbk_bundle_driver_cache(&b, entry.identity.vendor_id, entry.identity.device_id, entry.identity.driver_version,
+                                entry.identity.pipeline_cache_uuid.data(), &data, &data_size);
+    if (r != SBK_OK)
+      out.failures.push_back("driver cache for " + to_string(entry.identity) + ": the loader says " + sbk_result_name(r));
+    else if (data != entry.data.data() || data_size != entry.data.size())
+      out.failures.push_back("driver cache for " + to_string(entry.identity) +
+                             ": the loader hands out other bytes than the entry names");
+  }
+  std::vector<VerifyCheck> checks;
+  checks.push_back(std::move(out));
+  return checks;
+}
+
+// ---- what commands run ----
+
+std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b) {
+  std::vector<VerifyCheck> checks;
+  checks.push_back(check_sections(b));
+  checks.push_back(check_index(b));
+  checks.push_back(check_layouts(b));
+  for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::every_module)) checks.push_back(std::move(c));
+  checks.push_back(check_specializations(b));
+  for (VerifyCheck& c : check_driver_caches(b)) checks.push_back(std::move(c));
+  return checks;
+}
+
+std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle) { return verify_bundle(bundle.handle()); }
+
+std::vector<VerifyCheck> check_before_driver(const sbk_bundle& b) {
+  std::vector<VerifyCheck> checks;
+  checks.push_back(check_sections(b));
+  if (!checks.back().failures.empty()) return checks;
+  checks.push_back(check_index(b));
+  checks.push_back(check_layouts(b));
+  for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::pipeline_modules)) checks.push_back(std::move(c));
+  return checks;
+}
+
+std::vector<VerifyCheck> check_before_lookups(const sbk_bundle& b) {
+  std::vector<VerifyCheck> checks;
+  checks.push_back(check_sections(b));
+  checks.push_back(check_index(b));
+  return checks;
 }
 
 }  // namespace shaderbake::bundle

@@ -3,11 +3,14 @@
 # CLI contract of `shaderbake warm` on lavapipe: every pipeline created (under the validation layer, zero
 # messages), the driver's cache data stored in DRIVER_CACHE under lavapipe's identity and handed out by the loader
 # for exactly that identity, warming again replacing rather than adding, every other section unchanged, the
-# bundle still verifying, and the documented exit codes (3 bad bundle, 4 no such device, 5 cannot write).
-# Usage: warm_test.sh SHADERBAKE DRIVER_CACHE_PROBE SOURCE_ROOT
+# bundle still verifying, and the documented exit codes (3 bad bundle, 4 no such device, 5 cannot write); crafted
+# bundles (tests/bundle/bundle_patch.hpp) refused before any Vulkan device is opened, and a file of any size
+# refused by its header without being read.
+# Usage: warm_test.sh SHADERBAKE DRIVER_CACHE_PROBE SOURCE_ROOT CRAFT_BUNDLE
 bin=$1
 probe=$2
 root=$3
+craft=$4
 source "$(dirname "$0")/common.sh"
 
 "$bin" build "$root/samples/traces/tiny.json" -o "$tmp/b.sbk" --json >"$tmp/build.json" 2>"$tmp/build.err"
@@ -102,5 +105,58 @@ flip_bits "$tmp/damaged.sbk" -3 0x10  # inside the last section: only its checks
 check "a damaged bundle exits 3 and is not rewritten with fresh checksums" test $? -eq 3
 check "the damaged bundle is left as it was" test "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3])" "$tmp/damaged.sbk")" = \
   "$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[-3] ^ 0x10)" "$tmp/before.sbk")"
+
+# ---- a file of any size is refused by its header, never read into memory ----
+# Peak resident memory of the command, in KiB, after its exit status: "RC KIB".
+rc_and_peak_kib() {
+  python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+truncate -s 100G "$tmp/sparse.sbk"
+read -r rc kib < <(rc_and_peak_kib "$bin" warm "$tmp/sparse.sbk" -o "$tmp/sparse-out.sbk")
+check "a 100 GB sparse file exits 3 (got $rc)" test "$rc" -eq 3
+check "a 100 GB sparse file costs less than 200 MB of memory (peak $kib KiB)" test "$kib" -lt 204800
+head -c 4096 "$tmp/before.sbk" >"$tmp/sparse-header.sbk"
+truncate -s 100G "$tmp/sparse-header.sbk"
+read -r rc kib < <(rc_and_peak_kib "$bin" warm "$tmp/sparse-header.sbk" -o "$tmp/sparse-out.sbk")
+check "100 GB behind a bundle's header exits 3 (got $rc)" test "$rc" -eq 3
+check "100 GB behind a bundle's header costs less than 200 MB of memory (peak $kib KiB)" test "$kib" -lt 204800
+rm -f "$tmp/sparse.sbk" "$tmp/sparse-header.sbk"
+
+# ---- crafted bundles: refused before any Vulkan device is opened (exit 3, the problem named) ----
+# With the Vulkan loader pointed at a driver file that does not exist, opening a device fails (exit 4): a
+# crafted bundle that still exits 3 there was refused before warm tried to open one.
+no_driver=(env VK_DRIVER_FILES="$tmp/no-such-icd.json" VK_ICD_FILENAMES="$tmp/no-such-icd.json")
+"${no_driver[@]}" "$bin" warm "$tmp/before.sbk" -o "$tmp/no-driver.sbk" >/dev/null 2>"$tmp/no-driver.err"
+rc=$?
+check "without a Vulkan driver an intact bundle exits 4 (got $rc; stderr: $(head -c 300 "$tmp/no-driver.err"))" test $rc -eq 4
+declare -A named=(
+  [layout-index-of-another-layout]="recipes: pipeline [0-9a-f]*: its layout [0-9]* is not the one its modules require (layout [0-9]* is)"
+  [descriptor-count-9133]="layouts: layout [0-9]*: 9133 .* more than the [0-9]* every Vulkan device accepts in one stage"
+)
+for name in layout-index-of-another-layout descriptor-count-9133; do
+  "$craft" "$tmp/before.sbk" "$tmp/$name.sbk" "$name"
+  "$probe" "$tmp/$name.sbk" --sections >/dev/null
+  check "$name: the crafted bundle opens (its checksums are sealed)" test $? -eq 0
+  cp "$tmp/$name.sbk" "$tmp/$name.orig"
+  "$bin" warm "$tmp/$name.sbk" --json >"$tmp/$name.json" 2>"$tmp/$name.err"
+  rc=$?
+  check "$name: warm exits 3 (got $rc)" test $rc -eq 3
+  check "$name: stderr names the problem" grep -q "error: .*${named[$name]}" "$tmp/$name.err"
+  check "$name: stderr says no Vulkan device was opened" grep -q "refused before any Vulkan device was opened" "$tmp/$name.err"
+  check "$name: stdout is one JSON error object naming the problem" python3 - "$tmp/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["error"]["exit_code"] == 3 and "refused before any Vulkan device was opened" in d["error"]["message"] else 1)
+PY
+  check "$name: the bundle is left as it was" cmp -s "$tmp/$name.sbk" "$tmp/$name.orig"
+  "${no_driver[@]}" "$bin" warm "$tmp/$name.sbk" -o "$tmp/$name.out" >/dev/null 2>&1
+  rc=$?
+  check "$name: without a Vulkan driver still exit 3, so no device was asked for (got $rc)" test $rc -eq 3
+  check "$name: nothing is written" test ! -e "$tmp/$name.out"
+  "$bin" verify "$tmp/$name.sbk" >/dev/null 2>"$tmp/$name.verify"
+  check "$name: verify fails on it with the same problem" grep -q "${named[$name]#*: }" "$tmp/$name.verify"
+done
 
 finish cli_warm

@@ -14,6 +14,7 @@
 #include "emitters/nv2a/guest_model.hpp"
 #include "emitters/nv2a/oracle.hpp"
 #include "emitters/nv2a/vectors.hpp"
+#include "lib/bundle/bundle_verify.hpp"
 #include "lib/core/diagnostics.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
@@ -184,12 +185,9 @@ void exercise_bundle(sbk_bundle& bundle) {
   }
 }
 
-}  // namespace
 
-void bundle_loader(const uint8_t* data, size_t size) {
-  ExactBuffer copy(size);
-  if (size) std::memcpy(copy.bytes, data, size);
-  sbk_bundle bundle;
+// Opens `copy` (`size` bytes), re-sealing the header when open refuses it (see bundle_loader).
+sbk_result open_resealed(sbk_bundle& bundle, ExactBuffer& copy, size_t size) {
   sbk_result opened = sbk_bundle_open_memory(&bundle, copy.bytes, size);
   if (opened == SBK_ERROR_CORRUPT && size >= SBK_BUNDLE_HEADER_SIZE) {
     // A fuzzer cannot forge the XXH3 header check, so a changed header or section table would never get past
@@ -204,8 +202,70 @@ void bundle_loader(const uint8_t* data, size_t size) {
       opened = sbk_bundle_open_memory(&bundle, copy.bytes, size);
     }
   }
-  if (opened != SBK_OK) return;
+  return opened;
+}
+
+// Once check_before_driver passed, what warm creates must read: every pipeline entry, its modules, its layout.
+void require_recipes_readable(const sbk_bundle& bundle) {
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
+    sbk_entry entry;
+    require(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_OK);
+    if (entry.kind != SBK_KEY_KIND_PIPELINE) continue;
+    for (const uint32_t m : {entry.vertex_module, entry.fragment_module}) {
+      sbk_module_info info;
+      require(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
+      ExactBuffer out(info.raw_size);
+      size_t got = 0;
+      require(sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx) == SBK_OK && got == info.raw_size);
+    }
+    sbk_layout layout;
+    require(sbk_bundle_layout(&bundle, entry.layout, &layout) == SBK_OK);
+  }
+  ZSTD_freeDCtx(dctx);
+}
+
+void run_driver_checks(const sbk_bundle& bundle) {
+  const auto checks = bundle::check_before_driver(bundle);
+  require(!checks.empty() && checks.front().name == "sections");
+  if (bundle::all_passed(checks)) require_recipes_readable(bundle);
+}
+
+}  // namespace
+
+void bundle_loader(const uint8_t* data, size_t size) {
+  ExactBuffer copy(size);
+  if (size) std::memcpy(copy.bytes, data, size);
+  sbk_bundle bundle;
+  if (open_resealed(bundle, copy, size) != SBK_OK) return;
   exercise_bundle(bundle);
+  sbk_bundle_close(&bundle);
+}
+
+void driver_checks(const uint8_t* data, size_t size) {
+  ExactBuffer copy(size);
+  if (size) std::memcpy(copy.bytes, data, size);
+  sbk_bundle bundle;
+  if (open_resealed(bundle, copy, size) != SBK_OK) return;
+  run_driver_checks(bundle);
+  // Sealed: every section checksum made to match (open accepted the table, so every section lies inside the
+  // copy), then the header check over the new table, so the bytes reach the rules behind the checksums.
+  const uint32_t header_size = get_u32(copy.bytes + 12), sections = get_u32(copy.bytes + 24);
+  for (uint32_t i = 0; i < sections; ++i) {
+    uint8_t* e = copy.bytes + header_size + size_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+    uint64_t offset = 0, length = 0;
+    for (int k = 7; k >= 0; --k) {
+      offset = offset << 8 | e[8 + k];
+      length = length << 8 | e[16 + k];
+    }
+    put_u64(e + 24, XXH3_64bits(copy.bytes + offset, static_cast<size_t>(length)));
+  }
+  sbk_bundle_close(&bundle);
+  put_u64(copy.bytes + 56, XXH3_64bits_withSeed(copy.bytes + header_size, size_t{sections} * SBK_BUNDLE_SECTION_ENTRY_SIZE,
+                                                XXH3_64bits(copy.bytes, 56)));
+  require(sbk_bundle_open_memory(&bundle, copy.bytes, size) == SBK_OK);
+  run_driver_checks(bundle);
+  (void)bundle::verify_bundle(bundle);
   sbk_bundle_close(&bundle);
 }
 

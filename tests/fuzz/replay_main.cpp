@@ -4,7 +4,8 @@
 // byte insertions and deletions, spliced-in JSON tokens; for the binary bundle, in-place edits only, since
 // an insertion or deletion only ever meets the size check). Reaching the end is the test: the targets
 // return normally on any input, and ASan/UBSan turn any bad access into a failure.
-//   fuzz_replay trace|vectors|bundle|spirv SEED_FILE... [--mutations N] [--seed S]
+//   fuzz_replay trace|vectors|bundle|driver_checks|spirv SEED_FILE... [--mutations N] [--seed S]
+// (driver_checks takes bundles as seeds and mutates them like bundle.)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -64,18 +65,22 @@ std::string mutate_in_place(std::string s, uint64_t& rng) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_replay trace|vectors|bundle|spirv SEED_FILE... [--mutations N] [--seed S]\n");
+    std::fprintf(stderr,
+                 "usage: fuzz_replay trace|vectors|bundle|driver_checks|spirv SEED_FILE... [--mutations N] [--seed S]\n");
     return 2;
   }
   const std::string target = argv[1];
-  if (target != "trace" && target != "vectors" && target != "bundle" && target != "spirv") {
-    std::fprintf(stderr, "error: fuzz_replay: unknown target '%s' (trace, vectors, bundle or spirv)\n", target.c_str());
+  const bool binary_bundle = target == "bundle" || target == "driver_checks";
+  if (target != "trace" && target != "vectors" && !binary_bundle && target != "spirv") {
+    std::fprintf(stderr, "error: fuzz_replay: unknown target '%s' (trace, vectors, bundle, driver_checks or spirv)\n",
+                 target.c_str());
     return 2;
   }
   auto run = [&](const std::string& input) {
     const auto* data = reinterpret_cast<const uint8_t*>(input.data());
     if (target == "trace") shaderbake::fuzz::trace_reader(data, input.size());
     else if (target == "bundle") shaderbake::fuzz::bundle_loader(data, input.size());
+    else if (target == "driver_checks") shaderbake::fuzz::driver_checks(data, input.size());
     else if (target == "spirv") shaderbake::fuzz::spirv_unpack(data, input.size());
     else shaderbake::fuzz::vector_reader(data, input.size());
   };
@@ -110,7 +115,7 @@ int main(int argc, char** argv) {
     const size_t step = seed.size() > 4096 ? seed.size() / 2048 : 1;
     for (size_t n = 0; n < seed.size(); n += step, ++runs) run(seed.substr(0, n));
     for (uint64_t m = 0; m < mutations; ++m, ++runs)
-      run(target == "bundle" ? mutate_in_place(seed, rng) : mutate(seed, rng));
+      run(binary_bundle ? mutate_in_place(seed, rng) : mutate(seed, rng));
   }
   std::printf("fuzz_replay %s: %zu seeds, %llu inputs, 1 passed, 0 failed\n", target.c_str(), seeds.size(),
               static_cast<unsigned long long>(runs + seeds.size()));

@@ -19,12 +19,22 @@
  * change of any byte: sections by their checksums, the zero padding between them by check_sections' rule that
  * padding is zero (schemas/bundle.md).
  *
+ * Built with SBK_TEST_DRIVER_CHECKS (bundle_robustness_driver_checks, linked with lib/bundle), every damaged
+ * bundle that opens also goes through bundle::check_before_driver, what `shaderbake warm` runs before it opens a
+ * Vulkan device (tests/loader/driver_checks_hook.cpp): it must return normally, and refuse every damage that open
+ * lets through, or else give warm exactly the intact recipes (every pipeline entry, its two modules and its
+ * layout read and equal the truth). A further mode reaches the checks behind the checksums:
+ *   sealed flips seeded random single-bit flips after the section table, then every section checksum and the
+ *                header check recomputed (as a hostile writer would): the checks refuse, or the recipes are intact.
+ *
  * Usage: bundle_robustness BUNDLE [--seed N] [--flips N] [--overwrites N] [--modules N] [--all-modules]
+ *                                 [--sealed-flips N] (SBK_TEST_DRIVER_CHECKS builds)
  *   --seed        PRNG seed (xorshift64*; printed at start so a failure can be replayed)
  *   --flips       random single-bit flips (default 10000)
  *   --overwrites  random 8-byte overwrites (default 2000)
  *   --modules     modules read per damaged bundle besides those the damage touches (default 2)
  *   --all-modules read every module of every damaged bundle (slow; for a thorough run by hand)
+ *   --sealed-flips sealed flips (default 300; only with SBK_TEST_DRIVER_CHECKS)
  *
  * libxxhash is compiled into this file (XXH_INLINE_ALL, still libxxhash's own code) so that ASan also sees the
  * ranges the loader hashes. zstd stays the uninstrumented system library: the loader's bounds checks of the
@@ -32,7 +42,9 @@
  */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#define SHADERBAKE_IMPLEMENTATION
+#ifndef SBK_TEST_DRIVER_CHECKS
+#define SHADERBAKE_IMPLEMENTATION /* else lib/bundle's shaderbake_runtime, which the hook links, holds it */
+#endif
 #include "runtime_loader/shaderbake.h"
 
 #include <stdarg.h>
@@ -281,7 +293,13 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
 
 /* ---- one damaged bundle ---- */
 
+#ifdef SBK_TEST_DRIVER_CHECKS
+/* tests/loader/driver_checks_hook.cpp: 1 when bundle::check_before_driver passes on an open bundle, else 0. */
+int sbk_test_driver_checks_pass(const sbk_bundle* bundle);
+#endif
+
 typedef struct outcome {
+  int driver_refused; /* SBK_TEST_DRIVER_CHECKS: check_before_driver refused the bundle */
   int open_failed;
   int probe_error; /* find or entry_at returned an error */
   int probe_miss;  /* find missed a key the intact bundle holds */
@@ -291,7 +309,7 @@ typedef struct outcome {
 
 typedef struct options {
   uint64_t seed;
-  unsigned long flips, overwrites, modules;
+  unsigned long flips, overwrites, modules, sealed_flips;
   int all_modules;
 } options;
 
@@ -306,6 +324,7 @@ typedef struct context {
   size_t max_key_size;
   uint8_t* module_marks; /* per module: already read for this case */
   int resealed;          /* the header check was recomputed over the damage: the bundle is self-consistent */
+  int sealed;            /* every checksum was recomputed over the damage: reads may succeed with other bytes */
   unsigned long cases_run;
 } context;
 
@@ -491,6 +510,35 @@ static void read_rest(context* c, const sbk_bundle* b, outcome* out) {
   }
 }
 
+#ifdef SBK_TEST_DRIVER_CHECKS
+/* What warm hands a driver once check_before_driver passed: every pipeline entry of the intact bundle, its
+ * two modules and its layout, each read through the loader, must be there and be the truth. */
+static void check_recipes_intact(context* c, const sbk_bundle* b) {
+  const truth* t = c->t;
+  uint32_t i, k;
+  for (i = 0; i < t->entry_count; ++i) {
+    const sbk_entry* want = &t->entries[i];
+    sbk_entry e;
+    sbk_layout layout;
+    if (want->kind != SBK_KEY_KIND_PIPELINE) continue;
+    if (sbk_bundle_entry_at(b, i, &e) != SBK_OK || !same_entry(&e, want)) {
+      fail("the checks before a driver pass, but pipeline entry %u is not the intact one", i);
+      continue;
+    }
+    for (k = 0; k < 2; ++k) {
+      const uint32_t m = k == 0 ? want->vertex_module : want->fragment_module;
+      size_t got = 0;
+      if (sbk_bundle_read_module(b, m, c->module_buffer, t->module_infos[m].raw_size, &got, c->dctx) != SBK_OK ||
+          got != t->module_infos[m].raw_size || memcmp(c->module_buffer, t->modules[m], got) != 0)
+        fail("the checks before a driver pass, but module %u of pipeline entry %u is not the intact one", m, i);
+    }
+    if (sbk_bundle_layout(b, want->layout, &layout) != SBK_OK ||
+        memcmp(&layout, &t->layouts[want->layout], sizeof layout) != 0)
+      fail("the checks before a driver pass, but layout %u of pipeline entry %u is not the intact one", want->layout, i);
+  }
+}
+#endif
+
 /* Opens `data` (a damaged copy) and puts every call to the test. */
 static void exercise(context* c, const uint8_t* data, size_t size, const uint64_t* damaged, size_t damaged_count,
                      outcome* out) {
@@ -504,6 +552,14 @@ static void exercise(context* c, const uint8_t* data, size_t size, const uint64_
     out->open_failed = 1;
     return;
   }
+#ifdef SBK_TEST_DRIVER_CHECKS
+  out->driver_refused = !sbk_test_driver_checks_pass(&b);
+  if (!out->driver_refused) check_recipes_intact(c, &b);
+  if (c->sealed) { /* the sealed bytes are the loader's truth now: only what warm would hand a driver is held */
+    sbk_bundle_close(&b);
+    return;
+  }
+#endif
   probe_all(c, &b, out);
   /* Every other case reads its modules through the digested dictionary (sbk_bundle_prepare_dictionary), the
    * way a renderer is told to: the same rule holds, an error or the true bytes. */
@@ -521,7 +577,7 @@ static void exercise(context* c, const uint8_t* data, size_t size, const uint64_
 /* ---- statistics ---- */
 
 typedef struct tally {
-  unsigned long cases, open, probe, miss, read, sections, undetected;
+  unsigned long cases, open, probe, miss, read, sections, undetected, driver_refused;
 } tally;
 
 static void count(tally* t, const outcome* o) {
@@ -535,13 +591,28 @@ static void count(tally* t, const outcome* o) {
   t->read += (unsigned long)o->read_error;
   t->sections += (unsigned long)o->sections_failed;
   t->undetected += (unsigned long)!o->sections_failed;
+  t->driver_refused += (unsigned long)o->driver_refused;
+}
+
+/* Damage that open lets through must be refused by check_before_driver too (SBK_TEST_DRIVER_CHECKS builds). */
+static void require_driver_refusal(const outcome* o, const char* what) {
+#ifdef SBK_TEST_DRIVER_CHECKS
+  if (!o->open_failed && !o->driver_refused) fail("neither open nor the checks before a driver refuse %s", what);
+#else
+  (void)o;
+  (void)what;
+#endif
 }
 
 static void print_tally(const char* name, const tally* t) {
   printf(
       "  %-14s %7lu cases: open %7lu | opened: probe error %6lu, probe miss %6lu, read error %6lu, "
-      "check_sections %6lu, undetected %5lu\n",
+      "check_sections %6lu, undetected %5lu",
       name, t->cases, t->open, t->probe, t->miss, t->read, t->sections, t->undetected);
+#ifdef SBK_TEST_DRIVER_CHECKS
+  printf(", refused before a driver %6lu", t->driver_refused);
+#endif
+  printf("\n");
 }
 
 /* ---- the damage ---- */
@@ -708,6 +779,7 @@ static void test_padding_bits(context* c, uint8_t* work) {
       exercise(c, work, t->size, &at, 1, &o);
       work[at] ^= mask;
       count(&total, &o);
+      require_driver_refusal(&o, "a padding flip");
     }
   }
   print_tally("padding bits", &total);
@@ -737,6 +809,7 @@ static void test_redirected_records(context* c, uint8_t* work) {
     memcpy(work + row + 16, t->data + row + 16, 12);
     count(&total, &o);
     if (!o.open_failed && !o.sections_failed) fail("neither open nor check_sections notices the damage");
+    require_driver_refusal(&o, "a redirected record");
   }
   print_tally("redirected", &total);
 }
@@ -763,6 +836,7 @@ static void test_random_flips(context* c, uint8_t* work) {
     count(&by_region[region], &o);
     if (!o.open_failed && !o.sections_failed)
       fail("neither open nor check_sections notices the flip");
+    require_driver_refusal(&o, "the flip");
   }
   print_tally("random flips", &total);
   for (region = 0; region < REGION_COUNT; ++region)
@@ -793,9 +867,53 @@ static void test_overwrites(context* c, uint8_t* work) {
     count(&total, &o);
     /* Every byte is covered: sections by their checksums, padding by check_sections' zero rule. */
     if (!o.open_failed && !o.sections_failed) fail("neither open nor check_sections notices the damage");
+    require_driver_refusal(&o, "the damage");
   }
   print_tally("8-byte damage", &total);
 }
+
+#ifdef SBK_TEST_DRIVER_CHECKS
+/* Every section checksum and the header check recomputed over `data` (the section table is the intact one:
+ * sealed damage lies after it). */
+static void seal(const truth* t, uint8_t* data) {
+  uint32_t i, count = le32(data + 24);
+  for (i = 0; i < count; ++i) {
+    uint8_t* e = data + SBK_BUNDLE_HEADER_SIZE + 32u * (uint64_t)i;
+    put64(e + 24, XXH3_64bits(data + le64(e + 8), (size_t)le64(e + 16)));
+  }
+  put64(data + 56, XXH3_64bits_withSeed(data + SBK_BUNDLE_HEADER_SIZE, (size_t)(t->table_end - SBK_BUNDLE_HEADER_SIZE),
+                                        XXH3_64bits(data, 56)));
+}
+
+static void test_sealed_flips(context* c, uint8_t* work) {
+  const truth* t = c->t;
+  tally total, by_region[REGION_COUNT];
+  unsigned long i;
+  int region;
+  outcome o;
+  memset(&total, 0, sizeof total);
+  memset(by_region, 0, sizeof by_region);
+  for (i = 0; i < c->o->sealed_flips; ++i) {
+    const uint64_t at = t->table_end + rng_below(&c->rng, t->size - t->table_end);
+    const uint8_t mask = (uint8_t)(1u << rng_below(&c->rng, 8));
+    region = region_of(t, at);
+    snprintf(current_case, sizeof current_case, "sealed flip %lu: bit mask 0x%02x of byte %llu (%s)", i, mask,
+             (unsigned long long)at, region_names[region]);
+    work[at] ^= mask;
+    seal(t, work);
+    c->sealed = 1;
+    exercise(c, work, t->size, &at, 1, &o);
+    c->sealed = 0;
+    work[at] ^= mask;
+    count(&total, &o);
+    count(&by_region[region], &o);
+  }
+  memcpy(work, t->data, t->table_end); /* the checksums and the header check as they were */
+  print_tally("sealed flips", &total);
+  for (region = 0; region < REGION_COUNT; ++region)
+    if (by_region[region].cases) print_tally(region_names[region], &by_region[region]);
+}
+#endif
 
 /* ---- main ---- */
 
@@ -805,6 +923,7 @@ static int parse_options(int argc, char** argv, options* o, const char** path) {
   o->flips = 10000;
   o->overwrites = 2000;
   o->modules = 2;
+  o->sealed_flips = 300;
   o->all_modules = 0;
   *path = NULL;
   for (i = 1; i < argc; ++i) {
@@ -816,6 +935,8 @@ static int parse_options(int argc, char** argv, options* o, const char** path) {
       o->overwrites = strtoul(argv[++i], NULL, 0);
     else if (strcmp(argv[i], "--modules") == 0 && i + 1 < argc)
       o->modules = strtoul(argv[++i], NULL, 0);
+    else if (strcmp(argv[i], "--sealed-flips") == 0 && i + 1 < argc)
+      o->sealed_flips = strtoul(argv[++i], NULL, 0);
     else if (strcmp(argv[i], "--all-modules") == 0)
       o->all_modules = 1;
     else if (argv[i][0] != '-' && *path == NULL)
@@ -858,7 +979,7 @@ int main(int argc, char** argv) {
   if (!parse_options(argc, argv, &o, &path)) {
     fprintf(stderr,
             "usage: bundle_robustness BUNDLE [--seed N] [--flips N] [--overwrites N] [--modules N] "
-            "[--all-modules]\n");
+            "[--all-modules] [--sealed-flips N]\n");
     return 2;
   }
   data = read_file(path, &size);
@@ -900,9 +1021,12 @@ int main(int argc, char** argv) {
     test_random_flips(&c, work);
     at[4] = clock();
     test_overwrites(&c, work);
+#ifdef SBK_TEST_DRIVER_CHECKS
+    test_sealed_flips(&c, work);
+#endif
     at[5] = clock();
     printf("  CPU seconds: truncation %.1f, header and padding bits %.1f, redirected %.1f, flips %.1f, "
-           "8-byte damage %.1f, total %.1f\n",
+           "8-byte damage (and sealed flips) %.1f, total %.1f\n",
            (double)(at[1] - at[0]) / CLOCKS_PER_SEC, (double)(at[2] - at[1]) / CLOCKS_PER_SEC,
            (double)(at[3] - at[2]) / CLOCKS_PER_SEC, (double)(at[4] - at[3]) / CLOCKS_PER_SEC,
            (double)(at[5] - at[4]) / CLOCKS_PER_SEC, (double)(at[5] - start) / CLOCKS_PER_SEC);

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The check families of lib/bundle/bundle_verify.hpp on crafted bundles (tests/bundle/bundle_patch.hpp): each
+// broken rule is found and named, what warm runs before a driver refuses the crafted bundles of the hostile
+// pass, and intact bundles pass everything.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "lib/bundle/bundle_verify.hpp"
+#include "tests/bundle/bundle_patch.hpp"
+
+namespace shaderbake::bundle {
+namespace {
+
+const std::string kCorpus = std::string(SHADERBAKE_SOURCE_DIR) + "/tests/fuzz/corpus/bundle/";
+
+// An open bundle over its own copy of the bytes (8-aligned, as the loader wants).
+class OpenBundle {
+ public:
+  explicit OpenBundle(std::vector<uint8_t> bytes) : words_((bytes.size() + 7) / 8) {
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<uint8_t*>(words_.data()));
+    result_ = sbk_bundle_open_memory(&bundle_, words_.data(), bytes.size());
+  }
+  ~OpenBundle() {
+    if (result_ == SBK_OK) sbk_bundle_close(&bundle_);
+  }
+  OpenBundle(const OpenBundle&) = delete;
+  OpenBundle& operator=(const OpenBundle&) = delete;
+  sbk_result result() const { return result_; }
+  const sbk_bundle& handle() const { return bundle_; }
+
+ private:
+  std::vector<uint64_t> words_;
+  sbk_bundle bundle_{};
+  sbk_result result_ = SBK_ERROR_INVALID_STATE;
+};
+
+testing::PatchableBundle crafted(const std::string& seed, const std::string& craft) {
+  auto b = testing::PatchableBundle::read(kCorpus + seed);
+  EXPECT_TRUE(testing::apply_craft(b, craft)) << craft << " does not apply to " << seed;
+  return b;
+}
+
+const VerifyCheck* family(const std::vector<VerifyCheck>& checks, const std::string& name) {
+  for (const VerifyCheck& c : checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// Whether family `name` has a failure line containing `text`.
+bool names(const std::vector<VerifyCheck>& checks, const std::string& name, const std::string& text) {
+  const VerifyCheck* c = family(checks, name);
+  return c && std::any_of(c->failures.begin(), c->failures.end(),
+                          [&](const std::string& f) { return f.find(text) != std::string::npos; });
+}
+
+std::string all_failures(const std::vector<VerifyCheck>& checks) {
+  std::string out;
+  for (const VerifyCheck& c : checks)
+    for (const std::string& f : c.failures) out += c.name + ": " + f + "\n";
+  return out;
+}
+
+TEST(BundleChecks, every_intact_corpus_bundle_passes_verify_and_the_checks_before_a_driver) {
+  for (const char* seed : {"tiny.sbk", "ref_head400.sbk", "ref_no_dictionary_failed_entry.sbk"}) {
+    OpenBundle b(testing::PatchableBundle::read(kCorpus + seed).bytes);
+    ASSERT_EQ(b.result(), SBK_OK) << seed;
+    const auto verified = verify_bundle(b.handle());
+    EXPECT_TRUE(all_passed(verified)) << seed << ":\n" << all_failures(verified);
+    const auto before_driver = check_before_driver(b.handle());
+    EXPECT_TRUE(all_passed(before_driver)) << seed << ":\n" << all_failures(before_driver);
+    for (const char* name : {"sections", "index", "layouts", "modules", "recipes"})
+      EXPECT_NE(family(before_driver, name), nullptr) << name;
+    EXPECT_EQ(family(before_driver, "specializations"), nullptr) << "admission results never reach a driver";
+  }
+}
+
+TEST(BundleChecks, before_a_driver_a_pipeline_whose_layout_index_names_another_valid_layout_is_refused) {
+  OpenBundle b(crafted("tiny.sbk", "layout-index-of-another-layout").bytes);
+  ASSERT_EQ(b.result(), SBK_OK);
+  const auto checks = check_before_driver(b.handle());
+  EXPECT_FALSE(all_passed(checks));
+  EXPECT_TRUE(names(checks, "recipes", "is not the one its modules require")) << all_failures(checks);
+  EXPECT_TRUE(all_passed({family(checks, "sections"), 1})) << "the craft is sealed: only the recipe rule breaks";
+}
+
+TEST(BundleChecks, before_a_driver_a_layout_with_a_descriptor_count_of_9133_is_refused) {
+  OpenBundle b(crafted("tiny.sbk", "descriptor-count-9133").bytes);
+  ASSERT_EQ(b.result(), SBK_OK);
+  const auto checks = check_before_driver(b.handle());
+  EXPECT_TRUE(names(checks, "layouts", "9133")) << all_failures(checks);
+  EXPECT_TRUE(names(checks, "layouts", "every Vulkan device accepts in one stage")) << all_failures(checks);
+  EXPECT_TRUE(names(checks, "recipes", "is not the one its modules require")) << all_failures(checks);
+}
+
+TEST(BundleChecks, before_a_driver_damaged_bytes_stop_at_the_sections_check_naming_the_section) {
+  OpenBundle b(crafted("tiny.sbk", "report-unsealed").bytes);
+  ASSERT_EQ(b.result(), SBK_OK);
+  const auto checks = check_before_driver(b.handle());
+  ASSERT_EQ(checks.size(), 1u) << "nothing deeper runs on bytes that are not the writer's";
+  EXPECT_TRUE(names(checks, "sections", "REPORT section corrupt")) << all_failures(checks);
+}
+
+// Item 2 of the hostile pass: every rule of the INDEX directory (schemas/bundle.md) is checked and named.
+struct DirectoryCase {
+  const char* craft;
+  const char* named;
+};
+class DirectoryRules : public ::testing::TestWithParam<DirectoryCase> {};
+
+TEST_P(DirectoryRules, verify_names_the_broken_rule_and_warm_refuses_the_bundle) {
+  for (const char* seed : {"tiny.sbk", "ref_head400.sbk"}) {
+    OpenBundle b(crafted(seed, GetParam().craft).bytes);
+    ASSERT_EQ(b.result(), SBK_OK) << seed;
+    const auto verified = verify_bundle(b.handle());
+    EXPECT_TRUE(names(verified, "index", GetParam().named)) << seed << ":\n" << all_failures(verified);
+    EXPECT_TRUE(all_passed({family(verified, "sections"), 1})) << seed << ": the craft is sealed";
+    EXPECT_FALSE(all_passed(check_before_driver(b.handle()))) << seed;
+    EXPECT_FALSE(all_passed(check_before_lookups(b.handle()))) << seed;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BundleChecks, DirectoryRules,
+    ::testing::Values(DirectoryCase{"directory-reversed", "range is reversed"},
+                      DirectoryCase{"directory-end", "not the entry count"},
+                      DirectoryCase{"directory-past", "is past the entry count"},
+                      DirectoryCase{"directory-shifted", "but the first entry whose bucket is >="},
+                      DirectoryCase{"directory-padding", "the padding after the directory is not zero"},
+                      DirectoryCase{"directory-bits", "(the smallest D with 2^D >= E)"},
+                      DirectoryCase{"index-reserved", "the reserved field (bytes 8-15) is not zero"}),
+    [](const ::testing::TestParamInfo<DirectoryCase>& info) {
+      std::string name = info.param.craft;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+TEST(BundleChecks, a_directory_one_bit_wider_than_needed_breaks_only_the_smallest_bits_rule) {
+  OpenBundle b(crafted("ref_head400.sbk", "directory-bits").bytes);
+  ASSERT_EQ(b.result(), SBK_OK);
+  const auto index = check_index(b.handle());
+  ASSERT_EQ(index.failures.size(), 1u) << all_failures({index});
+  EXPECT_NE(index.failures[0].find("directory bits D = 8, but 100 entries want D = 7"), std::string::npos)
+      << index.failures[0];
+}
+
+TEST(BundleChecks, a_damaged_record_is_named_by_the_checks_reports_run_before_counting) {
+  const auto bytes = crafted("tiny.sbk", "record-unsealed");
+  OpenBundle b(bytes.bytes);
+  ASSERT_EQ(b.result(), SBK_OK);
+  const auto checks = check_before_lookups(b.handle());
+  const uint32_t entry = testing::PatchableBundle(bytes).first_of_kind(SBK_KEY_KIND_PIPELINE);
+  const KeyHash stored{bytes.u64(bytes.index_row(entry)), bytes.u64(bytes.index_row(entry) + 8)};
+  EXPECT_TRUE(names(checks, "index", "entry " + std::to_string(entry) + " (key hash " + stored.to_hex() + " as the index stores it)"))
+      << all_failures(checks);
+}
+
+TEST(BundleChecks, a_rule_broken_by_every_row_reports_eight_lines_and_a_count) {
+  // Every directory word past E: the first eight are named, the rest counted.
+  auto b = testing::PatchableBundle::read(kCorpus + "ref_head400.sbk");
+  const uint64_t buckets = uint64_t{1} << b.directory_bits();
+  for (uint64_t k = 0; k < buckets; ++k) b.set_u32(b.directory_word(k), b.entry_count() + 1);
+  b.seal();
+  OpenBundle open(b.bytes);
+  ASSERT_EQ(open.result(), SBK_OK);
+  const auto index = check_index(open.handle());
+  const auto past = std::count_if(index.failures.begin(), index.failures.end(), [](const std::string& f) {
+    return f.find("is past the entry count") != std::string::npos;
+  });
+  EXPECT_EQ(past, 8);
+  EXPECT_TRUE(names({index}, "index", "and " + std::to_string(buckets - 8) + " more like that (directory past E)"))
+      << all_failures({index});
+}
+
+}  // namespace
+}  // namespace shaderbake::bundle

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Crafted bundles for tests: a valid bundle's bytes changed field by field, then sealed again (record checks,
+// section checksums, the header check) the way a hostile writer would, so that the damage gets past every
+// checksum and reaches the rules behind them. Test code: aborts (with a message) on a bundle it cannot parse.
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "lib/core/little_endian.hpp"
+#include "runtime_loader/shaderbake.h"
+
+namespace shaderbake::testing {
+
+class PatchableBundle {
+ public:
+  static PatchableBundle read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) die("cannot read " + path);
+    PatchableBundle b;
+    b.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (b.bytes.size() < SBK_BUNDLE_HEADER_SIZE) die(path + " is not a bundle");
+    return b;
+  }
+
+  void write(const std::string& path) const {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) die("cannot write " + path);
+  }
+
+  uint32_t u32(uint64_t at) const { return load_u32_le(bytes.data() + at); }
+  uint64_t u64(uint64_t at) const { return load_u64_le(bytes.data() + at); }
+  void set_u32(uint64_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+  void set_u64(uint64_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+
+  uint32_t section_count() const { return u32(24); }
+  uint64_t table_entry(uint32_t i) const { return u32(12) + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE; }
+  // Absolute offset and size of a section (aborts when absent).
+  uint64_t section(uint32_t type) const { return u64(table_entry(find(type)) + 8); }
+  uint64_t section_size(uint32_t type) const { return u64(table_entry(find(type)) + 16); }
+
+  // INDEX.
+  uint32_t entry_count() const { return u32(section(SBK_SECTION_INDEX)); }
+  uint32_t directory_bits() const { return u32(section(SBK_SECTION_INDEX) + 4); }
+  uint64_t directory_word(uint64_t bucket) const { return section(SBK_SECTION_INDEX) + 16 + 4 * bucket; }
+  uint64_t index_row(uint32_t entry) const {
+    const uint64_t buckets = uint64_t{1} << directory_bits();
+    return section(SBK_SECTION_INDEX) + 16 + ((4 * (buckets + 1) + 7) & ~uint64_t{7}) +
+           uint64_t{entry} * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+  }
+  // RECORDS: the record of an entry, and its fields (offsets as in schemas/bundle.md).
+  uint64_t record(uint32_t entry) const { return section(SBK_SECTION_RECORDS) + u64(index_row(entry) + 16); }
+  uint8_t kind(uint32_t entry) const { return bytes[record(entry) + 32 + 1]; }
+  // Sets a u32 field of a record and seals its check again (seeded with the low half of the entry's hash).
+  void set_record_u32(uint32_t entry, uint64_t field, uint32_t value) {
+    const uint64_t r = record(entry);
+    set_u32(r + field, value);
+    set_u64(r, XXH3_64bits_withSeed(bytes.data() + r + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8, u64(index_row(entry))));
+  }
+  // The first entry of a kind (aborts when none).
+  uint32_t first_of_kind(uint8_t wanted) const {
+    for (uint32_t i = 0; i < entry_count(); ++i)
+      if (kind(i) == wanted) return i;
+    die("no entry of kind " + std::to_string(wanted));
+  }
+
+  // LAYOUTS.
+  uint32_t layout_count() const { return u32(section(SBK_SECTION_LAYOUTS)); }
+  uint64_t layout(uint32_t index) const { return section(SBK_SECTION_LAYOUTS) + 8 + uint64_t{index} * SBK_BUNDLE_LAYOUT_SIZE; }
+
+  // Replaces a section's bytes (any size), laying the sections after it out again (8-aligned, in file order).
+  void replace_section(uint32_t type, const std::vector<uint8_t>& content) {
+    struct Section {
+      uint64_t table_at, offset;
+      std::vector<uint8_t> bytes;
+    };
+    std::vector<Section> sections;
+    for (uint32_t i = 0; i < section_count(); ++i) {
+      const uint64_t e = table_entry(i), offset = u64(e + 8), size = u64(e + 16);
+      sections.push_back({e, offset,
+                          u32(e) == type ? content
+                                         : std::vector<uint8_t>(bytes.begin() + static_cast<long>(offset),
+                                                                bytes.begin() + static_cast<long>(offset + size))});
+    }
+    std::sort(sections.begin(), sections.end(), [](const Section& a, const Section& b) { return a.offset < b.offset; });
+    std::vector<uint8_t> out(bytes.begin(), bytes.begin() + static_cast<long>(table_entry(section_count())));
+    for (const Section& s : sections) {
+      out.resize((out.size() + 7) & ~size_t{7}, 0);
+      const uint64_t at = out.size();
+      out.insert(out.end(), s.bytes.begin(), s.bytes.end());
+      for (int i = 0; i < 8; ++i) {
+        out[s.table_at + 8 + i] = static_cast<uint8_t>(at >> (8 * i));
+        out[s.table_at + 16 + i] = static_cast<uint8_t>(uint64_t{s.bytes.size()} >> (8 * i));
+      }
+    }
+    bytes = std::move(out);
+  }
+  std::vector<uint8_t> section_bytes(uint32_t type) const {
+    const uint64_t at = section(type);
+    return {bytes.begin() + static_cast<long>(at), bytes.begin() + static_cast<long>(at + section_size(type))};
+  }
+
+  // Every section checksum, the file size and the header check made to match the bytes.
+  void seal() {
+    for (uint32_t i = 0; i < section_count(); ++i) {
+      const uint64_t e = table_entry(i);
+      set_u64(e + 24, XXH3_64bits(bytes.data() + u64(e + 8), u64(e + 16)));
+    }
+    set_u64(16, bytes.size());
+    set_u64(56, XXH3_64bits_withSeed(bytes.data() + u32(12), uint64_t{section_count()} * SBK_BUNDLE_SECTION_ENTRY_SIZE,
+                                     XXH3_64bits(bytes.data(), 56)));
+  }
+
+  std::vector<uint8_t> bytes;
+
+ private:
+  [[noreturn]] static void die(const std::string& why) {
+    std::fprintf(stderr, "bundle_patch: %s\n", why.c_str());
+    std::abort();
+  }
+  uint32_t find(uint32_t type) const {
+    for (uint32_t i = 0; i < section_count(); ++i)
+      if (u32(table_entry(i)) == type) return i;
+    die("no section of type " + std::to_string(type));
+  }
+};
+
+// The crafted bundles the tests use, by name; false for a name it does not know. Each changes one thing and
+// seals everything a checksum covers, unless its name says the damage is left for a checksum to find.
+//   layout-index-of-another-layout  the first pipeline's record names the next layout (a valid index)
+//   descriptor-count-9133           the first layout with a binding gives binding 0 9,133 descriptors
+//   directory-reversed              directory[b] = directory[b + 1] + 1 for the first b where that stays <= E
+//   directory-end                   directory[2^D] = E - 1
+//   directory-past                  directory[0] = E + 7
+//   directory-shifted               directory[b] + 1 for the first non-empty bucket b (still monotonic, <= E)
+//   directory-padding               the 4 bytes after an odd number of directory words not zero
+//   directory-bits                  D one more than the smallest that holds E (directory rebuilt correctly)
+//   index-reserved                  INDEX bytes 8-15 not zero
+//   record-unsealed                 the first pipeline's vertex module index changed, its record check not
+//   report-frame                    the REPORT section's zstd magic broken, its checksum sealed
+//   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
+//   meta-not-json                   META is "not json"
+inline bool apply_craft(PatchableBundle& b, const std::string& name) {
+  const uint32_t entries = b.entry_count();
+  const uint64_t buckets = uint64_t{1} << b.directory_bits();
+  auto directory = [&](uint64_t k) { return b.u32(b.directory_word(k)); };
+  if (name == "layout-index-of-another-layout") {
+    const uint32_t p = b.first_of_kind(SBK_KEY_KIND_PIPELINE);
+    b.set_record_u32(p, 24, (b.u32(b.record(p) + 24) + 1) % b.layout_count());
+  } else if (name == "descriptor-count-9133") {
+    uint32_t l = 0;
+    while (l < b.layout_count() && b.u32(b.layout(l)) == 0) ++l;
+    if (l == b.layout_count()) return false;
+    b.set_u32(b.layout(l) + 16 + 8, 9133);
+  } else if (name == "directory-reversed") {
+    uint64_t k = 0;
+    while (k < buckets && directory(k + 1) >= entries) ++k;
+    if (k == buckets) return false;
+    b.set_u32(b.directory_word(k), directory(k + 1) + 1);
+  } else if (name == "directory-end") {
+    b.set_u32(b.directory_word(buckets), entries - 1);
+  } else if (name == "directory-past") {
+    b.set_u32(b.directory_word(0), entries + 7);
+  } else if (name == "directory-shifted") {
+    uint64_t k = 0;
+    while (k < buckets && directory(k) == directory(k + 1)) ++k;
+    if (k == buckets) return false;
+    b.set_u32(b.directory_word(k), directory(k) + 1);
+  } else if (name == "directory-padding") {
+    if ((buckets + 1) % 2 == 0) return false;
+    b.set_u32(b.directory_word(buckets + 1), 0xA5A5A5A5u);
+  } else if (name == "directory-bits") {
+    const uint32_t bits = b.directory_bits() + 1;
+    const uint64_t more = uint64_t{1} << bits;
+    std::vector<uint8_t> index;
+    auto put32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) index.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+    put32(entries);
+    put32(bits);
+    for (int i = 0; i < 8; ++i) index.push_back(0);
+    uint32_t e = 0;
+    for (uint64_t k = 0; k <= more; ++k) {
+      while (e < entries && (b.u64(b.index_row(e) + 8) >> (64 - bits)) < k) ++e;
+      put32(k == more ? entries : e);
+    }
+    index.resize((index.size() + 7) & ~size_t{7}, 0);
+    for (uint32_t i = 0; i < entries; ++i)
+      index.insert(index.end(), b.bytes.begin() + static_cast<long>(b.index_row(i)),
+                   b.bytes.begin() + static_cast<long>(b.index_row(i) + SBK_BUNDLE_INDEX_ENTRY_SIZE));
+    b.replace_section(SBK_SECTION_INDEX, index);
+  } else if (name == "index-reserved") {
+    b.set_u64(b.section(SBK_SECTION_INDEX) + 8, 1);
+  } else if (name == "record-unsealed") {
+    const uint32_t p = b.first_of_kind(SBK_KEY_KIND_PIPELINE);
+    b.set_u32(b.record(p) + 20, b.u32(b.record(p) + 20) ^ 1u);
+  } else if (name == "report-frame") {
+    b.bytes[b.section(SBK_SECTION_REPORT)] ^= 0xFF;
+  } else if (name == "report-unsealed") {
+    b.bytes[b.section(SBK_SECTION_REPORT) + b.section_size(SBK_SECTION_REPORT) / 2] ^= 0x10;
+    return true;
+  } else if (name == "meta-not-json") {
+    const std::string text = "not json";
+    b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});
+  } else {
+    return false;
+  }
+  b.seal();
+  return true;
+}
+
+}  // namespace shaderbake::testing
