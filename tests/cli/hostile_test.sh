@@ -145,6 +145,29 @@ check "-j 100000 builds" test $? -eq 0
 check "-j 100000 is clamped to 4 threads per core" test "$(json_field "$tmp/out.json" "d['threads']")" -eq $((4 * $(nproc)))
 check "-j 100000 warns" grep -q "warning: -j 100000 is more than 4 threads per core" "$tmp/err.txt"
 
+# --max-record-size reaches the reader: a record over it is skipped and counted, the others kept.
+python3 - "$root/samples/traces/tiny.json" "$tmp/long.jsonl" <<'PY'
+import json, sys
+records = json.load(open(sys.argv[1]))["records"]
+with open(sys.argv[2], "w") as out:
+    for i, r in enumerate(records):
+        out.write(json.dumps(r) + "\n")
+        if i == 1:
+            out.write(json.dumps({"type": "draw", "frame": 0, "draw": 99, "note": "x" * 20000}) + "\n")
+PY
+"$bin" dedupe --json --max-record-size 8K "$tmp/long.jsonl" >"$tmp/out.json" 2>"$tmp/err.txt"
+check "--max-record-size 8K: the long record is oversized_record" \
+  test "$(json_field "$tmp/out.json" "d['bad_records'].get('oversized_record', 0)")" -eq 1
+check "--max-record-size 8K: the other draws are kept" \
+  test "$(json_field "$tmp/out.json" "d['draws']")" -eq "$(json_field "$root/samples/traces/tiny.json" "sum(r['type']=='draw' for r in d['records'])")"
+"$bin" dedupe --json "$tmp/long.jsonl" >"$tmp/out.json" 2>/dev/null
+check "without --max-record-size the 20 KB record is read" \
+  test "$(json_field "$tmp/out.json" "d['bad_records'].get('oversized_record', 0)")" -eq 0
+for bad in 0 "" lots -1; do
+  "$bin" dedupe --max-record-size "$bad" "$tmp/long.jsonl" >/dev/null 2>&1
+  check "--max-record-size '$bad' is a usage error" test $? -eq 2
+done
+
 # On a terminal (script(1) gives the command one) the compile phase counts modules done; a pipe gets no progress.
 if command -v script >/dev/null; then
   script -qc "'$bin' build '$trace' -o '$tmp/tty.sbk' --no-cache" /dev/null </dev/null | tr '\r' '\n' >"$tmp/tty.txt"
