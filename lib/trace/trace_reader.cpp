@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <xxhash.h>
 
+#include "lib/io/read_buffer.hpp"
+#include "lib/trace/document_scanner.hpp"
 #include "lib/trace/host_state_json.hpp"
 #include "runtime_loader/shaderbake.h"
 
@@ -25,9 +27,7 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";  // UTF-8, written by some Windows tools
 constexpr size_t kWindow = size_t{64} << 20;                  // mapped window of a JSON Lines file
-constexpr size_t kChunk = size_t{4} << 20;                    // read() chunk of a stream or document
 
 struct StringHash {
   using is_transparent = void;
@@ -602,408 +602,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-std::string oversized_message(uint64_t limit) {
-  return "the record is longer than the record-size limit of " + std::to_string(limit) +
-         " bytes; it is skipped without being read (raise the limit to read it)";
-}
-
-// A read buffer of anonymous memory: reserved at its full size, but a page is resident only once written,
-// so an ordinary trace touches a chunk's worth, and only a long line makes it grow (up to the limit).
-// Mapped directly rather than allocated, so that it is returned whole on release under any allocator.
-class ReadBuffer {
- public:
-  explicit ReadBuffer(size_t size) : size_(size) {
-    void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    data_ = p == MAP_FAILED ? nullptr : static_cast<char*>(p);
-  }
-  ~ReadBuffer() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  ReadBuffer(const ReadBuffer&) = delete;
-  ReadBuffer& operator=(const ReadBuffer&) = delete;
-
-  char* data() const { return data_; }  // nullptr when the memory could not be reserved
-  size_t size() const { return size_; }
-  // Gives back the pages from `offset` (rounded up to a page) to the end; they read as zero afterwards.
-  void release_from(size_t offset) {
-    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const size_t start = (offset + page - 1) / page * page;
-    if (data_ != nullptr && start < size_) (void)::madvise(data_ + start, size_ - start, MADV_DONTNEED);
-  }
-
- private:
-  char* data_ = nullptr;
-  size_t size_;
-};
-
-// What the document scanner finds, handed on as it finds it.
-class DocumentEvents {
- public:
-  virtual ~DocumentEvents() = default;
-  // One entry of "records", complete: `text` may be read up to `capacity` bytes (>= size + SIMDJSON_PADDING).
-  virtual Status entry(std::string_view text, size_t capacity, uint64_t line, uint64_t column) = 0;
-  // An entry skipped unread (oversized_record or too_deep) at line:column.
-  virtual Status skipped(std::string_view reason, uint64_t line, uint64_t column, std::string message) = 0;
-  // The document around the entries is broken at line:column: nothing more is read.
-  virtual Status broken(uint64_t line, uint64_t column, std::string message) = 0;
-  // True once reading this file has ended (a file-level problem).
-  virtual bool stopped() const = 0;
-};
-
-// The document form, {"records": [...]}, read as its bytes arrive. A byte scanner follows the document's
-// structure (strings, escapes, bracket depth) to where each entry of "records" begins and ends, and hands
-// each entry on whole, to be read like a JSON Lines record (the record reader checks it as JSON). Only the
-// entry being read is held, at most `max_record` bytes of it: a longer entry is oversized_record and one that
-// nests deeper than `max_depth` too_deep, both scanned to their end without being kept. Members of the root
-// object other than "records" are stepped over by their structure only. Every byte is looked at once: memory
-// is bounded and time linear whatever the document, from a file or a pipe.
-//
-// Grammar followed (ws: JSON whitespace; a UTF-8 byte-order mark may come first):
-//   document: ws '{' ws [ member ws { ',' ws member ws } ] '}' ws      member: string ws ':' ws value
-//   exactly one member is "records": '[' ws [ entry ws { ',' ws entry ws } ] ']'
-class DocumentScanner {
- public:
-  DocumentScanner(DocumentEvents& events, uint64_t max_record, uint32_t max_depth)
-      : events_(events), max_record_(max_record), max_depth_(max_depth) {}
-
-  // The next `size` bytes of the document, readable up to `readable` bytes from `data`
-  // (readable >= size + SIMDJSON_PADDING, so that an entry inside them is handed on in place).
-  Status feed(const char* data, size_t size, size_t readable);
-  // At the end of the input: a document cut short is broken. An input with nothing but whitespace (or a
-  // byte-order mark) is no document and no error here: the file then has no capture record.
-  Status finish();
-
- private:
-  enum class State : uint8_t {
-    before_root,    // ws, then '{'
-    member_or_end,  // after '{': a member name or '}'
-    member,         // after ',': a member name
-    key,            // inside a member name
-    colon,          // after a member name: ':'
-    value,          // after ':': the member's value
-    skip_value,     // inside the value of a member other than "records"
-    records_first,  // after '[': an entry or ']'
-    records_next,   // after ',': an entry
-    entry,          // inside an entry
-    after_entry,    // ',' or ']'
-    after_member,   // ',' or '}'
-    after_root,     // ws only
-    failed,
-  };
-  // Where the scan of one JSON value stands: depth of open brackets, inside a string (just after a
-  // backslash), or inside a number or literal, which ends before the next delimiter.
-  struct ValueScan {
-    uint64_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    bool scalar = false;
-  };
-  enum class Step : uint8_t { more, ended_after, ended_before };
-
-  static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-  static bool starts_value(char c) {
-    return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
-  }
-  // Advances a value scan by one byte: whether the value goes on, ended with this byte, or ended before it.
-  static Step step(ValueScan& scan, char c);
-  void advance(char c) {
-    ++offset_;
-    if (c == '\n') {
-      ++line_;
-      column_ = 1;
-    } else {
-      ++column_;
-    }
-  }
-  Status fail(std::string message) {
-    state_ = State::failed;
-    return events_.broken(line_, column_, std::move(message));
-  }
-  bool key_is_records() const;
-  Status skip_entry(std::string_view reason, uint64_t line, uint64_t column, std::string message);
-  Status end_entry(const char* data, size_t end, size_t readable);
-  // Appends bytes of the entry being read to its buffer (the caller has checked the limit).
-  Status keep(const char* bytes, size_t size);
-
-  DocumentEvents& events_;
-  const uint64_t max_record_;
-  const uint32_t max_depth_;
-  State state_ = State::before_root;
-  ValueScan scan_;
-  uint64_t line_ = 1, column_ = 1;
-  uint64_t offset_ = 0;      // bytes of the input consumed
-  size_t bom_matched_ = 0;  // bytes of a leading byte-order mark
-  // The member name being read, as written (its first bytes: one longer than any spelling of "records" is
-  // another name).
-  std::string key_;
-  bool key_escaped_ = false, key_too_long_ = false;
-  bool records_seen_ = false;
-  // The entry being read: where it starts, its bytes from earlier chunks, where its bytes in this chunk
-  // start, and whether it is being skipped.
-  uint64_t entry_line_ = 0, entry_column_ = 0;
-  std::optional<ReadBuffer> entry_buffer_;  // reserved at the limit on first use, resident only as written
-  size_t entry_size_ = 0;
-  size_t entry_from_ = 0;
-  bool entry_skipped_ = false;
-};
-
-DocumentScanner::Step DocumentScanner::step(ValueScan& scan, char c) {
-  if (scan.in_string) {
-    if (scan.escaped) {
-      scan.escaped = false;
-    } else if (c == '\\') {
-      scan.escaped = true;
-    } else if (c == '"') {
-      scan.in_string = false;
-      if (scan.depth == 0) return Step::ended_after;
-    }
-    return Step::more;
-  }
-  if (scan.scalar) return is_ws(c) || c == ',' || c == ']' || c == '}' ? Step::ended_before : Step::more;
-  switch (c) {
-    case '"':
-      scan.in_string = true;
-      return Step::more;
-    case '[':
-    case '{':
-      ++scan.depth;
-      return Step::more;
-    case ']':
-    case '}':
-      // Depth is at least 1 here: a value starts with an opening byte, a quote or a scalar's first byte.
-      return --scan.depth == 0 ? Step::ended_after : Step::more;
-    default:
-      if (scan.depth == 0) scan.scalar = true;  // the first byte of a number or literal
-      return Step::more;
-  }
-}
-
-bool DocumentScanner::key_is_records() const {
-  if (key_too_long_) return false;
-  if (!key_escaped_) return key_ == "records";
-  // An escaped name: \uXXXX may spell an ASCII letter; any other escape is no letter, so another name.
-  std::string decoded;
-  for (size_t i = 0; i < key_.size(); ++i) {
-    if (key_[i] != '\\') {
-      decoded += key_[i];
-      continue;
-    }
-    if (i + 5 >= key_.size()) return false;  // \u and four hex digits
-    if (key_[i + 1] != 'u') return false;
-    uint32_t code = 0;
-    for (size_t k = i + 2; k < i + 6; ++k) {
-      const char h = key_[k];
-      uint32_t d;
-      if (h >= '0' && h <= '9') d = static_cast<uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') d = static_cast<uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') d = static_cast<uint32_t>(h - 'A' + 10);
-      else return false;
-      code = code << 4 | d;
-    }
-    if (code >= 0x80) return false;
-    decoded += static_cast<char>(code);
-    i += 5;
-  }
-  return decoded == "records";
-}
-
-Status DocumentScanner::skip_entry(std::string_view reason, uint64_t line, uint64_t column, std::string message) {
-  entry_skipped_ = true;
-  entry_size_ = 0;
-  if (entry_buffer_) entry_buffer_->release_from(0);  // give its memory back: the rest of it is never kept
-  return events_.skipped(reason, line, column, std::move(message));
-}
-
-Status DocumentScanner::keep(const char* bytes, size_t size) {
-  if (!entry_buffer_) {
-    entry_buffer_.emplace(static_cast<size_t>(max_record_) + simdjson::SIMDJSON_PADDING);
-    if (entry_buffer_->data() == nullptr) return fail("cannot reserve memory for a record of the document");
-  }
-  std::memcpy(entry_buffer_->data() + entry_size_, bytes, size);
-  entry_size_ += size;
-  return ok_status();
-}
-
-Status DocumentScanner::end_entry(const char* data, size_t end, size_t readable) {
-  state_ = State::after_entry;
-  if (entry_skipped_) return ok_status();
-  if (entry_size_ + (end - entry_from_) > max_record_)
-    return skip_entry("oversized_record", entry_line_, entry_column_, oversized_message(max_record_));
-  if (entry_size_ == 0) {
-    // The whole entry lies in this chunk: handed on in place (the chunk's padding covers it).
-    return events_.entry(std::string_view(data + entry_from_, end - entry_from_), readable - entry_from_, entry_line_,
-                         entry_column_);
-  }
-  if (Status s = keep(data + entry_from_, end - entry_from_); !s) return s;
-  const size_t text_size = entry_size_;
-  std::memset(entry_buffer_->data() + text_size, ' ', simdjson::SIMDJSON_PADDING);
-  Status s = events_.entry(std::string_view(entry_buffer_->data(), text_size), entry_buffer_->size(), entry_line_, entry_column_);
-  entry_size_ = 0;
-  if (text_size > kChunk) entry_buffer_->release_from(0);  // a long entry's pages are not kept resident
-  return s;
-}
-
-Status DocumentScanner::feed(const char* data, size_t size, size_t readable) {
-  entry_from_ = 0;
-  size_t pos = 0;
-  while (pos < size && state_ != State::failed && !events_.stopped()) {
-    const char c = data[pos];
-    // Each state either consumes the byte (break: the position moves past it) or hands it to the next state
-    // (continue without moving).
-    switch (state_) {
-      case State::before_root:
-        if (offset_ == bom_matched_ && bom_matched_ < kByteOrderMark.size() && c == kByteOrderMark[bom_matched_]) {
-          // Part of a leading byte-order mark: neither a character of the document nor a column.
-          ++bom_matched_;
-          ++offset_;
-          ++pos;
-          continue;
-        }
-        if (bom_matched_ != 0 && bom_matched_ < kByteOrderMark.size())
-          return fail("the file starts with a damaged byte-order mark");
-        if (is_ws(c)) break;
-        if (c != '{') return fail("a trace in the document form is one JSON object, {\"records\": [...]}");
-        state_ = State::member_or_end;
-        break;
-      case State::member_or_end:
-      case State::member:
-        if (is_ws(c)) break;
-        if (c == '}' && state_ == State::member_or_end) {
-          state_ = State::after_root;
-          break;
-        }
-        if (c != '"') return fail("expected the name of a member of the root object");
-        key_.clear();
-        key_escaped_ = key_too_long_ = false;
-        scan_ = ValueScan{};
-        state_ = State::key;
-        break;
-      case State::key:
-        if (scan_.escaped) {
-          scan_.escaped = false;
-        } else if (c == '\\') {
-          scan_.escaped = key_escaped_ = true;
-        } else if (c == '"') {
-          state_ = State::colon;
-          break;
-        }
-        if (key_.size() < 64) key_ += c;
-        else key_too_long_ = true;
-        break;
-      case State::colon:
-        if (is_ws(c)) break;
-        if (c != ':') return fail("expected ':' after the name of a member of the root object");
-        state_ = State::value;
-        break;
-      case State::value:
-        if (is_ws(c)) break;
-        if (key_is_records()) {
-          if (records_seen_) return fail("the document has a second \"records\" member");
-          if (c != '[') return fail("\"records\" must be an array of records");
-          records_seen_ = true;
-          state_ = State::records_first;
-          break;
-        }
-        if (!starts_value(c)) return fail("expected a value after ':'");
-        scan_ = ValueScan{};
-        state_ = State::skip_value;
-        continue;
-      case State::skip_value: {
-        const Step result = step(scan_, c);
-        if (result == Step::more) break;
-        state_ = State::after_member;
-        if (result == Step::ended_before) continue;  // the delimiter belongs to what follows
-        break;
-      }
-      case State::records_first:
-      case State::records_next:
-        if (is_ws(c)) break;
-        if (c == ']' && state_ == State::records_first) {
-          state_ = State::after_member;
-          break;
-        }
-        if (!starts_value(c))
-          return fail(state_ == State::records_first ? "expected a record or ']' in \"records\""
-                                                     : "expected a record after ','");
-        scan_ = ValueScan{};
-        entry_line_ = line_;
-        entry_column_ = column_;
-        entry_size_ = 0;
-        entry_from_ = pos;
-        entry_skipped_ = false;
-        state_ = State::entry;
-        continue;
-      case State::entry: {
-        const uint64_t depth_before = scan_.depth;
-        const Step result = step(scan_, c);
-        if (scan_.depth > depth_before && scan_.depth > max_depth_ && !entry_skipped_) {
-          Status s = skip_entry("too_deep", line_, column_,
-                                "the record nests arrays and objects deeper than " + std::to_string(max_depth_) +
-                                    " levels (the reader's depth limit); it is skipped unread");
-          if (!s) return s;
-        }
-        if (result == Step::more) break;
-        if (result == Step::ended_before) {
-          if (Status s = end_entry(data, pos, readable); !s) return s;
-          continue;
-        }
-        if (Status s = end_entry(data, pos + 1, readable); !s) return s;
-        break;
-      }
-      case State::after_entry:
-        if (is_ws(c)) break;
-        if (c == ',') {
-          state_ = State::records_next;
-          break;
-        }
-        if (c != ']') return fail("expected ',' or ']' after a record");
-        state_ = State::after_member;
-        break;
-      case State::after_member:
-        if (is_ws(c)) break;
-        if (c == ',') {
-          state_ = State::member;
-          break;
-        }
-        if (c != '}') return fail("expected ',' or '}' after a member of the root object");
-        state_ = State::after_root;
-        break;
-      case State::after_root:
-        if (is_ws(c)) break;
-        return fail("content after the end of the document");
-      case State::failed:
-        return ok_status();
-    }
-    advance(c);
-    ++pos;
-  }
-  // An entry going on past this chunk keeps its bytes so far, unless that makes it longer than the limit.
-  if (state_ == State::entry && !entry_skipped_) {
-    if (entry_size_ + (size - entry_from_) > max_record_)
-      return skip_entry("oversized_record", entry_line_, entry_column_, oversized_message(max_record_));
-    return keep(data + entry_from_, size - entry_from_);
-  }
-  return ok_status();
-}
-
-Status DocumentScanner::finish() {
-  if (events_.stopped()) return ok_status();  // the file already ended with a problem of its own
-  switch (state_) {
-    case State::after_root:
-    case State::failed:
-      return ok_status();
-    case State::before_root:
-      if (bom_matched_ != 0 && bom_matched_ < kByteOrderMark.size())
-        return fail("the file starts with a damaged byte-order mark");
-      return ok_status();
-    case State::entry:
-      if (scan_.scalar && scan_.depth == 0) return fail("the document ends after its last record, before \"]}\" (cut short?)");
-      return fail("the document ends inside a record (cut short?)");
-    default:
-      return fail("the document ends before its closing '}' (cut short?)");
-  }
-}
-
 }  // namespace
 
 // Hands every non-blank line of [base, base + size) to `file`, numbering lines on from file.lines_read().
@@ -1023,7 +621,7 @@ Status TraceReader::read_lines(FileState& file, const char* base, size_t size, s
     std::string_view record(base + pos, end - pos);
     if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
     if (record.size() > max_record) {
-      if (Status s = file.skipped("oversized_record", line, 1, oversized_message(max_record)); !s) return s;
+      if (Status s = file.skipped("oversized_record", line, 1, oversized_record_message(max_record)); !s) return s;
     } else if (!is_blank(record)) {
       size_t capacity = readable - pos;
       if (capacity < record.size() + simdjson::SIMDJSON_PADDING) {
@@ -1163,7 +761,7 @@ Status TraceReader::read_mapped_lines(const std::string& path, int fd, uint64_t 
       // Its end is found by memchr over windows of the usual size, each mapped once.
       ::munmap(mapping, map_length);
       mapping = nullptr;
-      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_message(max_record));
+      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_record_message(max_record));
       size_t from = offset + available;
       bool found = false;
       while (from < size && !found) {
@@ -1200,7 +798,7 @@ Status TraceReader::read_mapped_lines(const std::string& path, int fd, uint64_t 
 // buffer never holds more than the limit plus one chunk.
 Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer) {
   const uint64_t max_record = max_record_bytes();
-  ReadBuffer buffer(static_cast<size_t>(max_record) + 2 + kChunk + simdjson::SIMDJSON_PADDING);
+  io::ReadBuffer buffer(static_cast<size_t>(max_record) + 2 + kReadChunk + simdjson::SIMDJSON_PADDING);
   if (buffer.data() == nullptr) return io_error(path, "cannot reserve memory to read the trace");
   files_.push_back(FileSummary{});
   files_.back().path = path;
@@ -1217,7 +815,7 @@ Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t 
   bool eof = false;
   Status status = ok_status();
   while (!eof && !file.abandoned() && status) {
-    const ssize_t n = ::read(fd, data + filled, std::min(kChunk, room - filled));
+    const ssize_t n = ::read(fd, data + filled, std::min(kReadChunk, room - filled));
     if (n < 0) {
       if (errno == EINTR) continue;
       files_.pop_back();
@@ -1252,10 +850,10 @@ Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t 
     }
     if (status && !eof && filled > max_record + 1) {
       // Longer than a record may be whatever ends it (one byte may be a '\r' before the '\n').
-      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_message(max_record));
+      status = file.skipped("oversized_record", ++file.lines_read(), 1, oversized_record_message(max_record));
       filled = 0;
       discarding = true;
-      buffer.release_from(2 * kChunk);  // the pages the long line made resident
+      buffer.release_from(2 * kReadChunk);  // the pages the long line made resident
     }
     if (options_.progress && total && done >= next_progress && done < total) {
       options_.progress(path, done, total);
@@ -1274,7 +872,7 @@ Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t 
 // The document form, from a file or a stream alike: read in chunks and scanned as it arrives
 // (DocumentScanner), so memory is bounded by the record-size limit and a chunk, not by the document.
 Status TraceReader::read_document(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer) {
-  std::vector<char> chunk(kChunk + simdjson::SIMDJSON_PADDING);
+  std::vector<char> chunk(kReadChunk + simdjson::SIMDJSON_PADDING);
   files_.push_back(FileSummary{});
   files_.back().path = path;
   FileState file(*this, consumer, files_.back(), static_cast<uint32_t>(files_.size() - 1));
@@ -1285,7 +883,7 @@ Status TraceReader::read_document(const std::string& path, int fd, uint64_t tota
   uint64_t done = 0;
   Status status = ok_status();
   for (;;) {
-    const ssize_t n = ::read(fd, chunk.data(), kChunk);
+    const ssize_t n = ::read(fd, chunk.data(), kReadChunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       files_.pop_back();
