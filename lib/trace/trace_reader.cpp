@@ -861,6 +861,11 @@ Status TraceReader::read_stream_lines(const std::string& path, int fd, uint64_t 
     }
   }
   if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
+  return finish_file(file, content, std::move(status));
+}
+
+// The end of reading one file: its digest when one was taken, then the file's own end checks.
+Status TraceReader::finish_file(FileState& file, std::optional<ContentHasher>& content, Status status) {
   if (content) {
     files_.back().content_bytes = content->bytes();
     files_.back().content_digest = content->finish();
@@ -900,12 +905,7 @@ Status TraceReader::read_document(const std::string& path, int fd, uint64_t tota
   }
   if (status && !file.abandoned()) status = scanner.finish();
   if (options_.progress && total && status) options_.progress(path, done, std::max(done, total));
-  if (content) {
-    files_.back().content_bytes = content->bytes();
-    files_.back().content_digest = content->finish();
-  }
-  if (!status) return status;
-  return file.finish();
+  return finish_file(file, content, std::move(status));
 }
 
 }  // namespace shaderbake::trace

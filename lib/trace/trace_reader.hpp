@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +139,7 @@ class TraceReader {
   Status read_stream_lines(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer);
   Status read_document(const std::string& path, int fd, uint64_t total, DrawConsumer& consumer);
   Status io_error(const std::string& path, const std::string& what);
+  Status finish_file(FileState& file, std::optional<ContentHasher>& content, Status status);
   uint32_t max_depth() const;
   uint64_t max_record_bytes() const;
 
