@@ -77,6 +77,10 @@ void trace_reader(const uint8_t* data, size_t size) {
   nv2a::Nv2aGuestModel model;
   trace::ReaderOptions options;
   options.memo_limit_bytes = 1 << 16;  // small, so the fuzzer also walks the past-the-limit path
+  // Bits 1 and 2 of the form byte shrink the record-size and depth limits, so that mutations of ordinary
+  // seeds reach the oversized_record and too_deep paths too (seeds with form byte 0 or 1 read as before).
+  if ((data[0] & 2) != 0) options.max_record_bytes = 512;
+  if ((data[0] & 4) != 0) options.max_depth = 6;
   trace::TraceReader reader(model, options, sink);
   plan::KeyCensus census(reader);
   (void)reader.read_text("fuzz.jsonl", text, document_form, census);

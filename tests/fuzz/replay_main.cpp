@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
       // Trace seeds get the form byte in front (0 = JSON Lines, 1 = document form by extension).
       std::string seed = buffer.str();
       if (target == "trace") seed.insert(seed.begin(), std::string(argv[i]).ends_with(".json") ? '\1' : '\0');
+      // And once more under small record-size and depth limits (form-byte bits 1 and 2).
+      if (target == "trace") seeds.push_back(std::string(1, static_cast<char>(seed[0] | 6)) + seed.substr(1));
       seeds.push_back(std::move(seed));
     }
   }
