@@ -118,7 +118,7 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
     return;
   }
   std::printf("%s: %s, %llu draws -> %llu exact keys, %llu families, %llu exact + %llu fallback pipelines\n",
-              options.output.c_str(), kib(n("bundle_bytes")).c_str(), n("draws"), n("specializations"),
+              escape_controls(options.output).c_str(), kib(n("bundle_bytes")).c_str(), n("draws"), n("specializations"),
               n("families"), n("exact_pipelines"), n("fallback_pipelines"));
   std::printf("modules: %llu (SPIR-V %s -> %s + %s dictionary), %llu failures, %.2f s on %u threads\n", n("modules"),
               kib(n("raw_module_bytes")).c_str(), kib(n("compressed_module_bytes")).c_str(),
@@ -126,11 +126,11 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
   if (!artifact_cache) return;
   const std::string dir = artifact_cache->directory().string();
   if (std::string_view(memo.state) == "hit") {
-    std::printf("cache %s: no input changed since a build it remembers: its outputs copied\n", dir.c_str());
+    std::printf("cache %s: no input changed since a build it remembers: its outputs copied\n", escape_controls(dir).c_str());
     return;
   }
   const cache::CacheStats stats = artifact_cache->stats();
-  std::printf("cache %s: %llu hits, %llu misses\n", dir.c_str(), static_cast<unsigned long long>(stats.hits),
+  std::printf("cache %s: %llu hits, %llu misses\n", escape_controls(dir).c_str(), static_cast<unsigned long long>(stats.hits),
               static_cast<unsigned long long>(stats.misses));
 }
 
@@ -186,17 +186,6 @@ std::function<void(std::string_view, size_t, size_t)> terminal_compile_progress(
     std::fprintf(stderr, "\rcompiling %.*s modules on %u threads: %zu / %zu%s", static_cast<int>(phase.size()),
                  phase.data(), threads, done, total, done == total ? "\n" : "");
   };
-}
-
-// The traces that could not be used as a whole (no capture record, unreadable...), each named on stderr.
-size_t report_unusable_traces(const trace::TraceReader& reader) {
-  size_t unusable = 0;
-  for (const trace::FileSummary& file : reader.files())
-    if (!file.readable) {
-      ++unusable;
-      print_error(file.path + ": the trace could not be used (see above); the outputs hold the other traces' draws only");
-    }
-  return unusable;
 }
 
 }  // namespace

@@ -45,12 +45,16 @@ bool write_output(const std::vector<io::NamedPath>& traces, const std::filesyste
 
 int run_compile(const CompileOptions& options) {
   const std::vector<io::NamedPath> traces = named_paths("trace", options.traces);
-  if (const int code = refuse_clashing_outputs(traces, {{"-o", options.output}}); code != kExitOk) return code;
+  if (const int code = refuse_clashing_outputs(
+          traces, {{"-o", options.output}, {"-o", (std::filesystem::path(options.output) / "manifest.json").string()}});
+      code != kExitOk)
+    return code;
   TerminalSink sink;
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
+  const size_t unusable_traces = report_unusable_traces(reader);
 
   const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
   const unsigned threads = compile_threads(options.jobs);
@@ -122,16 +126,16 @@ int run_compile(const CompileOptions& options) {
     std::printf("%zu modules needed (%llu unique sources) -> %zu unique SPIR-V modules in %s, %llu failures, "
                 "%.2f s on %u threads\n",
                 plan.modules.size(), static_cast<unsigned long long>(plan.unique_sources), written.size(),
-                dir.string().c_str(), static_cast<unsigned long long>(plan.failures), seconds, threads);
+                escape_controls(dir.string()).c_str(), static_cast<unsigned long long>(plan.failures), seconds, threads);
     if (artifact_cache) {
-      std::printf("cache %s: %llu hits, %llu misses", artifact_cache->directory().string().c_str(),
+      std::printf("cache %s: %llu hits, %llu misses", escape_controls(artifact_cache->directory().string()).c_str(),
                   static_cast<unsigned long long>(cache_stats.hits), static_cast<unsigned long long>(cache_stats.misses));
       if (cache_stats.corrupt_discarded)
         std::printf(" (%llu corrupt entries discarded)", static_cast<unsigned long long>(cache_stats.corrupt_discarded));
       std::printf("\n");
     }
   }
-  return plan.failures ? kExitFailures : kExitOk;
+  return plan.failures || unusable_traces ? kExitFailures : kExitOk;
 }
 
 }  // namespace shaderbake::cli

@@ -25,10 +25,13 @@ const CLI::Validator kNonEmptyPath(
 // unpassable without saying so).
 const CLI::Validator kPercent(
     [](std::string& value) {
+      // Plain decimal only ("99.5"): no sign, spaces, hex or exponent, which strtod would also take.
+      const bool decimal = !value.empty() && value.find_first_not_of("0123456789.") == std::string::npos &&
+                           value.find('.') == value.rfind('.') && value != ".";
       const char* text = value.c_str();
       char* end = nullptr;
-      const double v = std::strtod(text, &end);
-      if (value.empty() || end != text + value.size() || !std::isfinite(v) || v < 0 || v > 100)
+      const double v = decimal ? std::strtod(text, &end) : -1;
+      if (!decimal || end != text + value.size() || !std::isfinite(v) || v < 0 || v > 100)
         return std::string("'" + value + "' is not a percentage: give a number from 0 to 100, e.g. 99.5");
       return std::string();
     },

@@ -227,12 +227,7 @@ int run_report_coverage(const ReportOptions& options) {
                                    {"draws", f->draws}});
   out["bad_records"] = reader.bad_records();
   // The gate passes only on a real measurement: some first use to count, and every trace read as a whole.
-  size_t unusable_traces = 0;
-  for (const trace::FileSummary& f : reader.files()) {
-    if (f.readable) continue;
-    ++unusable_traces;
-    print_error(f.path + ": the trace could not be used (see above); its draws are not counted");
-  }
+  const size_t unusable_traces = report_unusable_traces(reader);
   const bool gate = options.fail_under >= 0;
   std::string gate_problem;
   if (unusable_traces > 0) gate_problem = std::to_string(unusable_traces) + " of the traces could not be used";

@@ -36,4 +36,14 @@ int read_traces(const std::vector<std::string>& paths, bool strict, trace::Trace
   return kExitOk;
 }
 
+size_t report_unusable_traces(const trace::TraceReader& reader) {
+  size_t unusable = 0;
+  for (const trace::FileSummary& file : reader.files())
+    if (!file.readable) {
+      ++unusable;
+      print_error(file.path + ": the trace could not be used (see above); its draws are left out");
+    }
+  return unusable;
+}
+
 }  // namespace shaderbake::cli

@@ -19,4 +19,8 @@ trace::ReaderOptions trace_reader_options(bool strict, uint64_t max_record_bytes
 int read_traces(const std::vector<std::string>& paths, bool strict, trace::TraceReader& reader,
                 trace::DrawConsumer& consumer, TerminalSink& sink);
 
+// Names on stderr (an error each) the traces that could not be used as a whole (no capture record first,
+// unreadable, a broken document) and returns how many: a command that read any exits 1.
+size_t report_unusable_traces(const trace::TraceReader& reader);
+
 }  // namespace shaderbake::cli

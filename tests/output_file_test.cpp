@@ -262,6 +262,27 @@ TEST(WriteOutput, removes_the_temporary_files_of_dead_writers_and_nothing_else) 
   EXPECT_TRUE(fs::exists(dir.path() / other_output));
 }
 
+TEST(WriteOutput, writes_the_processs_own_descriptor_where_it_points) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const Status s = write_output("/dev/fd/" + std::to_string(fds[1]), bytes_of("through the pipe"));
+  ::close(fds[1]);
+  ASSERT_TRUE(s) << s.error().to_string();
+  char got[64] = {};
+  const ssize_t n = ::read(fds[0], got, sizeof got);
+  ::close(fds[0]);
+  EXPECT_EQ(std::string(got, n > 0 ? static_cast<size_t>(n) : 0), "through the pipe");
+}
+
+TEST(WriteOutput, keeps_the_permissions_of_the_file_it_replaces) {
+  TempDir dir("sbk_output");
+  const fs::path out = dir.path() / "private.sbk";
+  write_text(out, "old");
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_TRUE(write_output(out, bytes_of("new")));
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
 TEST(WriteOutput, refuses_an_empty_path) {
   const Status s = write_output("", bytes_of("x"));
   ASSERT_FALSE(s);
@@ -296,6 +317,16 @@ TEST(FindPathClash, finds_two_outputs_naming_one_file_that_does_not_exist_yet) {
   const std::optional<PathClash> clash = find_path_clash({}, outputs);
   ASSERT_TRUE(clash.has_value());
   EXPECT_FALSE(clash->other_is_input);
+  EXPECT_EQ(clash->output.role, "--report");
+}
+
+TEST(FindPathClash, follows_a_link_to_a_file_that_does_not_exist_yet) {
+  TempDir dir("sbk_output");
+  fs::create_symlink(dir.path() / "new.sbk", dir.path() / "link.sbk");
+  const std::vector<NamedPath> outputs{{"-o", (dir.path() / "link.sbk").string()},
+                                       {"--report", (dir.path() / "new.sbk").string()}};
+  const std::optional<PathClash> clash = find_path_clash({}, outputs);
+  ASSERT_TRUE(clash.has_value());
   EXPECT_EQ(clash->output.role, "--report");
 }
 

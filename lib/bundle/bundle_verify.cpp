@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
 #include <optional>
@@ -180,7 +181,11 @@ VerifyCheck check_sections(const sbk_bundle& b) {
     gap(offset);
     at = std::max(at, offset + size);
   }
-  gap(b.size);
+  // The file ends with its last section (schemas/bundle.md): anything after it is trailing data, not padding,
+  // and is not read (a tail of gigabytes would cost what it holds).
+  if (at < b.size)
+    out.failures.push_back("trailing data: " + std::to_string(b.size - at) + " bytes after the last section (from offset " +
+                           std::to_string(at) + "); a bundle ends with its last section");
   if (nonzero)
     out.failures.push_back("padding corrupt: " + std::to_string(nonzero) + " bytes between sections are not zero (the first at offset " +
                            std::to_string(first) + ")");
@@ -589,6 +594,31 @@ std::vector<VerifyCheck> check_driver_caches(const sbk_bundle& b) {
   return checks;
 }
 
+// ---- metadata ----
+
+// META is JSON; the REPORT section, when there is one, decompresses to JSON.
+VerifyCheck check_metadata(const sbk_bundle& b) {
+  VerifyCheck out{"metadata", 0, {}};
+  uint64_t size = 0;
+  const uint8_t* meta = sbk_bundle_section(&b, SBK_SECTION_META, &size);
+  ++out.checked;
+  if (meta == nullptr) out.failures.push_back("META section missing");
+  else if (!nlohmann::json::accept(std::string_view(reinterpret_cast<const char*>(meta), static_cast<size_t>(size))))
+    out.failures.push_back("META section corrupt: not JSON");
+  size_t report_size = 0;
+  sbk_result r = sbk_bundle_read_report(&b, nullptr, 0, &report_size);
+  if (r == SBK_NOT_FOUND) return out;
+  ++out.checked;
+  std::string text;
+  if (r == SBK_ERROR_BUFFER_TOO_SMALL || r == SBK_OK) {
+    text.resize(report_size);
+    r = sbk_bundle_read_report(&b, text.data(), text.size(), &report_size);
+  }
+  if (r != SBK_OK) out.failures.push_back(std::string("REPORT section corrupt: ") + sbk_result_name(r));
+  else if (!nlohmann::json::accept(text)) out.failures.push_back("REPORT section corrupt: not JSON");
+  return out;
+}
+
 // ---- what commands run ----
 
 std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b) {
@@ -599,6 +629,7 @@ std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b) {
   for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::every_module)) checks.push_back(std::move(c));
   checks.push_back(check_specializations(b));
   for (VerifyCheck& c : check_driver_caches(b)) checks.push_back(std::move(c));
+  checks.push_back(check_metadata(b));
   return checks;
 }
 

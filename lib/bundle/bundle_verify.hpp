@@ -28,8 +28,8 @@ bool all_passed(std::span<const VerifyCheck> checks);
 // failure line, never a crash, an out-of-bounds read or an exception. A rule that one damaged table could break
 // once per row reports its first 8 rows and then how many more. Single-threaded; the bundle is only read.
 
-// "sections": each section's checksum ("RECORDS section corrupt: its checksum does not match") and the zero
-// padding between sections. O(file size).
+// "sections": each section's checksum ("RECORDS section corrupt: its checksum does not match"), the zero
+// padding between sections, and no trailing data after the last one (never read). O(sections' size).
 VerifyCheck check_sections(const sbk_bundle& bundle);
 
 // "index": every rule schemas/bundle.md states for INDEX and the records it points at. The directory: D is the
@@ -73,10 +73,14 @@ VerifyCheck check_specializations(const sbk_bundle& bundle);
 // Only when the bundle has the section (nothing otherwise).
 std::vector<VerifyCheck> check_driver_caches(const sbk_bundle& bundle);
 
+// "metadata": the META section is JSON, and the REPORT section, when there is one, decompresses and is JSON
+// ("REPORT section corrupt: ..."): what inspect and the reports read.
+VerifyCheck check_metadata(const sbk_bundle& bundle);
+
 // ---- what commands run ----
 
 // `shaderbake verify`: every family above over the whole bundle, in the order sections, index, layouts,
-// modules, recipes, specializations, driver_caches.
+// modules, recipes, specializations, driver_caches, metadata.
 std::vector<VerifyCheck> verify_bundle(const sbk_bundle& bundle);
 std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle);
 

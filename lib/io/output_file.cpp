@@ -111,7 +111,9 @@ void remove_stale_temporaries(int dir_fd, const std::string& prefix) {
 }
 
 // Writes a new regular file at `target` (in directory `dir`, opened as `dir_fd`) through a temporary file.
-Status replace_regular_file(const fs::path& target, const fs::path& dir, std::span<const uint8_t> bytes) {
+// `mode`: the permissions of the file being replaced, which the new one keeps (a 0600 output stays private).
+Status replace_regular_file(const fs::path& target, const fs::path& dir, std::span<const uint8_t> bytes,
+                            std::optional<mode_t> mode) {
   const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0) return errno_error(target, "cannot open its directory " + dir.string());
   const std::string prefix = temporary_name_prefix(target);
@@ -132,6 +134,7 @@ Status replace_regular_file(const fs::path& target, const fs::path& dir, std::sp
     ::unlinkat(dir_fd.get(), temp.c_str(), 0);
     return e;
   };
+  if (mode && ::fchmod(file.get(), *mode) != 0) return fail("cannot set the permissions of the file it replaces");
   if (!write_all(file.get(), bytes)) return fail("cannot write");
   if (::fsync(file.get()) != 0) return fail("cannot fsync");
   if (!file.close()) return fail("cannot close");
@@ -151,6 +154,21 @@ Status write_stream(const fs::path& target, std::span<const uint8_t> bytes) {
   if (!write_all(fd.get(), bytes)) return errno_error(target, "cannot write");
   if (!fd.close()) return errno_error(target, "cannot close");
   return ok_status();
+}
+
+// The descriptor a path names when it is one of this process's own: /dev/stdout, /dev/stderr, /dev/fd/N or
+// /proc/self/fd/N.
+std::optional<int> own_descriptor(const fs::path& path) {
+  const std::string text = path.lexically_normal().string();
+  if (text == "/dev/stdout") return 1;
+  if (text == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = text.substr(prefix.size());
+    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stoi(digits);
+  }
+  return std::nullopt;
 }
 
 std::optional<fs::path> real_path(const fs::path& path) {
@@ -202,6 +220,15 @@ void set_temporary_suffix_source_for_testing(std::function<std::string()> source
 
 Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIdentical if_identical) {
   if (path.empty()) return io_error(path, "output_refused", "an empty output path");
+  // The process's own descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) are written where they point,
+  // at their offset, whatever they are (a pipe, a terminal, a file the shell redirected).
+  if (const std::optional<int> fd = own_descriptor(path)) {
+    if (!write_all(*fd, bytes)) return errno_error(path, "cannot write");
+    return ok_status();
+  }
+  struct stat followed {};
+  if (::stat(path.c_str(), &followed) == 0 && (S_ISCHR(followed.st_mode) || S_ISFIFO(followed.st_mode)))
+    return write_stream(path, bytes);
   Result<fs::path> resolved = follow_links(path);
   if (!resolved) return std::move(resolved).error();
   const fs::path target = std::move(*resolved);
@@ -223,7 +250,7 @@ Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIden
     }
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  return replace_regular_file(target, dir, bytes);
+  return replace_regular_file(target, dir, bytes, exists ? std::optional<mode_t>(info.st_mode & 07777) : std::nullopt);
 }
 
 namespace {
@@ -240,10 +267,14 @@ std::optional<FileId> file_id(const std::string& path) {
   return FileId{info.st_dev, info.st_ino, S_ISCHR(info.st_mode)};
 }
 
+// The path as write_output would write it (symbolic links followed, even to a file that does not exist yet),
+// absolute and normal.
 std::string normal_path(const std::string& path) {
+  Result<fs::path> followed = follow_links(path);
+  const fs::path at = followed ? *followed : fs::path(path);
   std::error_code ec;
-  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  if (ec) p = fs::absolute(path, ec).lexically_normal();
+  fs::path p = fs::weakly_canonical(fs::absolute(at, ec), ec);
+  if (ec) p = fs::absolute(at, ec).lexically_normal();
   return p.string();
 }
 

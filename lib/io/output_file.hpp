@@ -20,15 +20,18 @@ enum class IfIdentical {
 };
 
 // Writes `bytes` to the file `path` names, never destroying anything but the regular file it replaces:
+// - one of the process's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written
+//   through that descriptor, at its offset, whatever it is (a pipe, a terminal, a file the shell opened);
+// - a path that leads (through any links) to a character device or a FIFO is written as a stream (opened
+//   without O_CREAT or O_TRUNC, the node stays the node it was);
 // - a symbolic link is followed (to the end of its chain): the file it points to is what gets written, the
 //   link stays a link; a link to nothing is refused;
 // - a regular file, or no file, is written through a temporary file in the same directory (a random name,
 //   created with O_EXCL | O_NOFOLLOW, so nothing planted at a temporary name can redirect the write), fsync
-//   and rename: a reader sees the old file or the whole new one, never half of one. The temporary file is
+//   and rename: a reader sees the old file or the whole new one, never half of one; a replaced file's
+//   permissions are kept. The temporary file is
 //   removed on every error path, and temporary files of this name that a killed writer left behind (their
 //   process is gone, or they are over an hour old) are removed first;
-// - a character device or a FIFO is written as a stream (opened without O_CREAT or O_TRUNC, the node stays
-//   the node it was);
 // - anything else (a directory, a socket, a block device) is refused.
 // Errors are ErrorKind::io with reason "output_refused" (what the path names may not be written) or
 // "write_failed", located at `path`.
@@ -58,8 +61,8 @@ struct PathClash {
 };
 
 // The first output that is the same file as an input or as an earlier output: the same device and inode
-// (through hard links and symbolic links), or the same path once made absolute and normal with its existing
-// directories resolved (for outputs that do not exist yet). Character devices (/dev/null) hold nothing to
+// (through hard links and symbolic links), or, for outputs that do not exist yet, the same path once symbolic
+// links are followed as write_output follows them and it is made absolute and normal. Character devices (/dev/null) hold nothing to
 // lose and are never a clash. Empty paths are skipped (a caller refuses those as a usage error itself).
 std::optional<PathClash> find_path_clash(std::span<const NamedPath> inputs, std::span<const NamedPath> outputs);
 

@@ -154,6 +154,7 @@ class PatchableBundle {
 //   report-frame                    the REPORT section's zstd magic broken, its checksum sealed
 //   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
 //   meta-not-json                   META is "not json"
+//   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
 inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   const uint32_t entries = b.entry_count();
   const uint64_t buckets = uint64_t{1} << b.directory_bits();
@@ -211,6 +212,8 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   } else if (name == "report-unsealed") {
     b.bytes[b.section(SBK_SECTION_REPORT) + b.section_size(SBK_SECTION_REPORT) / 2] ^= 0x10;
     return true;
+  } else if (name == "trailing-bytes") {
+    b.bytes.resize(b.bytes.size() + 8, 0);
   } else if (name == "meta-not-json") {
     const std::string text = "not json";
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});

@@ -104,6 +104,27 @@ done
 "$bin" report coverage "$tmp/good.sbk" >/dev/null 2>&1
 check "report coverage on the intact bundle still exits 0" test $? -eq 0
 
+# ---- verify fails every bundle another command refuses as damaged ----
+make meta-not-json
+make trailing-bytes
+for pair in "report-frame:REPORT section corrupt" "report-unsealed:REPORT section corrupt" \
+            "meta-not-json:META section corrupt" "trailing-bytes:trailing data: 8 bytes after the last section"; do
+  name=${pair%%:*}
+  what=${pair#*:}
+  "$bin" verify "$tmp/$name.sbk" >/dev/null 2>"$tmp/verify.err"
+  rc=$?
+  check "verify on $name: fails (exit $rc)" test $rc -eq 1 -o $rc -eq 3
+  check "verify on $name: says $what" grep -qF "$what" "$tmp/verify.err"
+done
+for command in "inspect" "report coverage"; do
+  # shellcheck disable=SC2086
+  "$bin" $command "$tmp/trailing-bytes.sbk" >/dev/null 2>&1
+  check "$command on trailing bytes: exit 3" test $? -eq 3
+done
+"$bin" warm "$tmp/trailing-bytes.sbk" -o "$tmp/warmed.sbk" >/dev/null 2>"$tmp/warm.err"
+check "warm on trailing bytes: exit 3, before any device" test $? -eq 3
+check "warm on trailing bytes: nothing written" test ! -e "$tmp/warmed.sbk"
+
 # ---- inspect: always JSON; damage is a warning, a "problems" entry and exit 3 ----
 make meta-not-json
 for name in meta-not-json report-unsealed record-unsealed; do

@@ -61,15 +61,40 @@ refuses "report coverage --html ''" 2 "$bin" report coverage "$tmp/good.sbk" --h
 refuses "warm -o ''" 2 "$bin" warm "$tmp/good.sbk" -o ""
 refuses "build --cache-dir ''" 2 "$bin" build "$trace" -o "$tmp/x.sbk" --cache-dir ""
 
-# A symbolic link planted at the names temporary files used to have (OUT.tmp.<pid>) for the next PIDs never
-# redirects a write; the new names are random (tests/output_file_test.cpp plants one at the very name).
-echo precious >"$tmp/victim"
-next_pid=$(sh -c 'echo $$')
-for pid in $(seq "$next_pid" $((next_pid + 300))); do ln -sf "$tmp/victim" "$tmp/planted.sbk.tmp.$pid"; done
-"$bin" build "$trace" -o "$tmp/planted.sbk" >/dev/null 2>&1
-check "a build next to planted links writes its bundle" cmp -s "$tmp/planted.sbk" "$tmp/good.sbk"
-check "the planted links' target is untouched" test "$(cat "$tmp/victim")" = precious
-check "no temporary file is left" test -z "$(find "$tmp" -maxdepth 1 -name '*.sbk-tmp.*')"
+# A symbolic link planted at a temporary name never redirects a write: tests/output_file_test.cpp plants one at
+# the very name the writer tries (the names are random, so a script cannot guess them).
+
+# Two outputs through a link to a file that does not exist yet are one file: refused, nothing written.
+ln -s "$tmp/not-yet.sbk" "$tmp/dangling.sbk"
+refuses "-o a link to a missing file, --report that file" 2 "$bin" build "$trace" -o "$tmp/dangling.sbk" --report "$tmp/not-yet.sbk"
+check "... nothing written" test ! -e "$tmp/not-yet.sbk"
+
+# The process's own descriptors are streams: -o /dev/stdout into a pipe, --keys /dev/stdout into a file.
+"$bin" build "$trace" -o /dev/stdout --json 2>/dev/null | head -c 8 | od -An -tx1 | tr -d ' \n' >"$tmp/magic.txt"
+check "build -o /dev/stdout into a pipe streams the bundle (its magic first)" test "$(cat "$tmp/magic.txt")" = "8953424b0d0a1a0a"
+"$bin" dedupe --keys /dev/stdout "$trace" >"$tmp/keys-and-counts.txt" 2>/dev/null
+check "dedupe --keys /dev/stdout into a file: the keys and the counts both arrive" \
+  grep -q "shaderbake-keys/1" "$tmp/keys-and-counts.txt"
+check "... the counts too" grep -q "draws" "$tmp/keys-and-counts.txt"
+
+# A replaced file keeps its permissions.
+cp "$tmp/good.sbk" "$tmp/private.sbk"
+echo different >"$tmp/private.sbk"
+chmod 600 "$tmp/private.sbk"
+"$bin" build "$trace" -o "$tmp/private.sbk" >/dev/null 2>&1
+check "a 0600 bundle rebuilt stays 0600" test "$(stat -c %a "$tmp/private.sbk")" = 600
+
+# compile: DIR/manifest.json that is a trace is refused before any work; an unusable trace is exit 1.
+mkdir -p "$tmp/cdir"
+cp "$trace" "$tmp/cdir/manifest.json"
+cp "$trace" "$tmp/cdir/pristine-manifest.json"
+"$bin" compile -o "$tmp/cdir" "$tmp/cdir/manifest.json" >/dev/null 2>&1
+check "compile -o DIR with DIR/manifest.json a trace: exit 2" test $? -eq 2
+check "... the trace is untouched" cmp -s "$tmp/cdir/manifest.json" "$tmp/cdir/pristine-manifest.json"
+check "... no module written" test ! -e "$tmp/cdir/modules"
+: >"$tmp/empty-for-compile.jsonl"
+"$bin" compile -o "$tmp/cdir2" "$trace" "$tmp/empty-for-compile.jsonl" >/dev/null 2>&1
+check "compile with an unusable trace exits 1" test $? -eq 1
 
 # Outputs that are not regular files: a FIFO is streamed, a character device of the test's own is written as a
 # stream and stays a node, a directory is refused (exit 5) and stays a directory.
@@ -95,10 +120,11 @@ mkdir "$tmp/dir.sbk"
 check "build -o DIRECTORY exits 5" test $? -eq 5
 check "build -o DIRECTORY: it is still a directory" test -d "$tmp/dir.sbk"
 check "build -o DIRECTORY: the message says why" grep -q "is a directory" "$tmp/err.txt"
-ln -s "$tmp/good.sbk" "$tmp/link-to-bundle.sbk"
-cp "$tmp/good.sbk" "$tmp/link-target-before"
-"$bin" build "$trace" -o "$tmp/link-to-bundle.sbk" >/dev/null 2>&1
-check "build -o SYMLINK exits 0 and the link stays a link" test $? -eq 0 -a -L "$tmp/link-to-bundle.sbk"
+echo "other bytes" >"$tmp/link-target.sbk"
+ln -s link-target.sbk "$tmp/link-to-other.sbk"
+"$bin" build "$trace" -o "$tmp/link-to-other.sbk" >/dev/null 2>&1
+check "build -o SYMLINK exits 0 and the link stays a link" test $? -eq 0 -a -L "$tmp/link-to-other.sbk"
+check "build -o SYMLINK writes the bundle into the file it points to" cmp -s "$tmp/link-target.sbk" "$tmp/good.sbk"
 cp "$tmp/good.sbk" "$tmp/warm-target.sbk"
 ln -s warm-target.sbk "$tmp/warm-link.sbk"
 "$bin" warm "$tmp/warm-link.sbk" --no-control >/dev/null 2>&1
@@ -111,7 +137,7 @@ check "warm in place on a symbolic link: the file it points to is warmed" differ
 check "the warmed file verifies" test $? -eq 0
 
 # Gates that cannot pass by accident.
-for bad in NaN nan -5 "" 101 abc inf 1e400 "50%"; do
+for bad in NaN nan -5 "" 101 abc inf 1e400 "50%" 0x32 " 50" 1e1 . 1.2.3; do
   "$bin" report coverage "$tmp/good.sbk" --traces "$trace" --fail-under "$bad" >/dev/null 2>"$tmp/err.txt"
   check "--fail-under '$bad' is a usage error" test $? -eq 2
 done
