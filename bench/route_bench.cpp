@@ -36,7 +36,7 @@ namespace {
 using namespace shaderbake;
 using FamilyKey = std::array<uint8_t, SBK_NV2A_FAMILY_KEY_SIZE>;
 
-// Exit codes of DESIGN.md §12.
+// Exit codes as the README documents them.
 constexpr int kExitToolchain = 4;
 constexpr int kExitOutput = 5;
 

@@ -12,7 +12,7 @@ namespace shaderbake::cli {
 
 nlohmann::ordered_json reflection_json(const compile::Reflection& reflection);
 nlohmann::ordered_json layout_json(const sbk_layout& layout);
-// The host state with the trace format's names (DESIGN.md §5).
+// The host state with the trace format's names (schemas/trace.md).
 nlohmann::ordered_json host_state_json(const sbk_host_state& host);
 // The program words of an nv2a exact key, as the trace format writes them.
 nlohmann::ordered_json nv2a_program_json(const sbk_nv2a_program& program);

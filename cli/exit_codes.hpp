@@ -3,7 +3,7 @@
 
 namespace shaderbake::cli {
 
-// Documented exit codes (README, DESIGN.md §12).
+// Documented exit codes (README, Commands).
 enum ExitCode : int {
   kExitOk = 0,
   kExitFailures = 1,   // finished, but some of the work failed (reported)

@@ -306,7 +306,7 @@ typedef enum sbk_nv2a_reason {
 /* Stable snake_case name of a reason ("invalid_register"). Never NULL. */
 SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason);
 
-/* Checks that `program` is a valid encoding with semantics shaderbake implements (DESIGN.md §4): the first
+/* Checks that `program` is a valid encoding with semantics shaderbake implements (emitters/nv2a/README.md, Semantics): the first
  * problem found, or SBK_NV2A_OK. Only stages below the stage count and enabled texture stages are checked.
  * When `where` is not NULL it receives a short location of the problem ("stage 2 rgb output"). */
 SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The artifact cache (DESIGN.md §7): a hit is always the right module, anything damaged is discarded and
+// The artifact cache: a hit is always the right module, anything damaged is discarded and
 // rebuilt, concurrent writers leave only whole entries, prune removes the least recently used first.
 #include <unistd.h>
 

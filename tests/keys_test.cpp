@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Key completeness by mutation (DESIGN.md §6): every static field that the exact emitter reads changes the
+// Key completeness by mutation (schemas/keys.md): every static field that the exact emitter reads changes the
 // exact key; dynamic values, ignored words and fields of disabled features do not. The mutations are
 // enumerated field by field and bit by bit, so dropping any field from an encoder fails a test here.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The fallback route (DESIGN.md §2): fail-closed admission, the runtime packet, and the ubershader against
+// The fallback route: fail-closed admission, the runtime packet, and the ubershader against
 // the CPU oracle on a real Vulkan driver, with ONE pipeline per family for thousands of programs.
 // SHADERBAKE_SEED picks the seed (printed on failure); SHADERBAKE_FALLBACK_PROGRAMS the count.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Trace ingest (DESIGN.md §5): both record shapes, both file forms, and every kind of bad input, each
+// Trace ingest (schemas/trace.md): both record shapes, both file forms, and every kind of bad input, each
 // reported with file, line, column and field, skipped, and counted, without losing the good records.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

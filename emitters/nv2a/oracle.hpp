@@ -25,7 +25,7 @@ struct PixelOutput {
   bool discarded = false;          // the alpha test failed
 };
 
-// The CPU reference evaluator of the nv2a register combiners (DESIGN.md §4; choices where the spec is
+// The CPU reference evaluator of the nv2a register combiners (emitters/nv2a/README.md; choices where the spec is
 // silent are listed in emitters/nv2a/README.md). It is the judge of both emitters. It computes in 32-bit
 // float like the shaders it judges, and quantises only the final output (round to nearest, ties away).
 // Programs that sbk_nv2a_check_program refuses have no defined behaviour: the error names the reason.

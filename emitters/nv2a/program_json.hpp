@@ -10,7 +10,7 @@
 
 namespace shaderbake::nv2a {
 
-// Reads the nv2a "program" object shared by traces and test vectors (DESIGN.md §5, §11): raw hardware words
+// Reads the nv2a "program" object shared by traces and test vectors (schemas/trace.md; README, Test vectors): raw hardware words
 // (combiner_control, rgb_inputs, rgb_outputs, alpha_inputs, alpha_outputs, final_inputs) as "0x" hex strings or
 // integers, texture_modes (names or 0..31), texture_enabled, alpha_test {enabled, func}. Per-stage arrays hold
 // at least min(stage count, 8) and at most 8 entries. texture_modes, texture_enabled and alpha_test are optional

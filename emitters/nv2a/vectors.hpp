@@ -12,7 +12,7 @@ namespace shaderbake::nv2a {
 
 inline constexpr std::string_view kVectorFormat = "shaderbake-vectors/1";
 
-// One case of a test-vector file (DESIGN.md §11, a public contract).
+// One case of a test-vector file (a public contract: README, Test vectors).
 struct VectorCase {
   std::string name;
   sbk_nv2a_program program{};

@@ -18,7 +18,7 @@
 
 namespace shaderbake::cache {
 
-// The artifact cache (DESIGN.md §7): compiled modules on disk, content-addressed by everything that decides
+// The artifact cache: compiled modules on disk, content-addressed by everything that decides
 // their SPIR-V, so that a rebuild compiles only what changed. A wrong hit is the one unacceptable failure:
 // every hit is confirmed by comparing the full identity bytes stored in the entry, never by hash alone.
 // Anything else that goes wrong (a missing, truncated or corrupt entry, a full disk) costs a recompile.

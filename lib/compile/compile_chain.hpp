@@ -13,7 +13,7 @@
 
 namespace shaderbake::compile {
 
-// The in-process compile chain (DESIGN.md §7):
+// The in-process compile chain:
 //   GLSL -> glslang -> spirv-val -> spirv-opt (performance) -> spirv-val -> canonical IDs -> spirv-val
 //   -> reflection.
 // Deterministic: the same source gives the same words on any thread. Thread-safe.
@@ -23,7 +23,7 @@ struct CompileJob {
   ShaderStage stage = ShaderStage::fragment;
   std::string source;
   // The emitter and version that generated `source` ("nv2a-exact/1"). It does not change what is compiled;
-  // a ModuleStore files the artifact under it (part of the artifact's identity, DESIGN.md §7).
+  // a ModuleStore files the artifact under it (part of the artifact's identity).
   std::string emitter_id;
 };
 

@@ -20,7 +20,7 @@ struct SourceLocation {
   std::string to_string() const;
 };
 
-// Error classes map onto the CLI's documented exit codes (DESIGN.md §12).
+// Error classes map onto the CLI's documented exit codes (README, Commands).
 enum class ErrorKind {
   bad_input,  // the data is wrong: a trace record, a vector, a bundle
   io,         // a file could not be read or written

@@ -14,7 +14,7 @@
 
 namespace shaderbake {
 
-// The canonical identities of one guest program (DESIGN.md §2).
+// The canonical identities of one guest program.
 struct ProgramKeys {
   std::vector<uint8_t> exact_key;   // every static field the exact emitter reads
   std::vector<uint8_t> family_key;  // only what the fallback ubershader cannot take at run time
@@ -44,7 +44,7 @@ class GuestModel {
   virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
 
   // The emitter and version behind exact_source / fallback_source ("nv2a-exact/1"): part of every compiled
-  // artifact's identity (DESIGN.md §7), so that a new emitter version never meets an older one's entries.
+  // artifact's identity, so that a new emitter version never meets an older one's entries.
   virtual std::string exact_emitter_id() const = 0;
   virtual std::string fallback_emitter_id() const = 0;
 

@@ -7,7 +7,7 @@
 
 namespace shaderbake::trace {
 
-// Decodes the "host" object of a trace record (DESIGN.md §5; schemas/trace.schema.json) into the runtime
+// Decodes the "host" object of a trace record (schemas/trace.md, schemas/trace.schema.json) into the runtime
 // header's sbk_host_state. Only color_formats and vertex are required; other fields take Vulkan's usual
 // defaults (triangle_list, fill, no culling, counter_clockwise, depth and stencil tests off, blending off,
 // no depth attachment, 1 sample, viewport and scissor dynamic). Unknown fields are errors: a misspelt field

@@ -21,7 +21,7 @@
 
 namespace shaderbake::trace {
 
-// The trace format this reader speaks (DESIGN.md §5, schemas/trace.schema.json).
+// The trace format this reader speaks (schemas/trace.md, schemas/trace.schema.json).
 inline constexpr std::string_view kTraceFormat = "shaderbake-trace/1";
 
 struct ReaderOptions {

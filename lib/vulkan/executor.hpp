@@ -13,7 +13,7 @@
 namespace shaderbake::vulkan {
 
 // Runs fragment programs on a real Vulkan driver, one pixel per case, and reads the pixels back: how
-// shaderbake proves generated SPIR-V against a CPU oracle (DESIGN.md §2, §11). Guest-agnostic: it knows
+// shaderbake proves generated SPIR-V against a CPU oracle. Guest-agnostic: it knows
 // vertex attributes, textures and uniform buffers, nothing of any guest model. Every input is flat
 // (the same value at every vertex of the case's primitive).
 //

@@ -89,7 +89,7 @@ static int try_fallback(const sbk_bundle* bundle, const sbk_nv2a_program* progra
   return 1;
 }
 
-/* Exact first, then fallback (+ packet), then an explicit miss with a reason (DESIGN.md §9). With
+/* Exact first, then fallback (+ packet), then an explicit miss with a reason. With
  * prefer_fallback an admitted program tries its family's ubershader first: a renderer that wants few
  * pipelines does that, and it is how this sample creates every fallback pipeline of a bundle. */
 static void select_route(const sbk_bundle* bundle, const uint8_t exact_key[SBK_NV2A_EXACT_KEY_SIZE],

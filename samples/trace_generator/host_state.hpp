@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Host (Vulkan) pipeline state of a draw, and the dynamic values of a guest state, as the trace format
-// names them (DESIGN.md §5): enumerants without their prefix, in lower case.
+// names them (schemas/trace.md): enumerants without their prefix, in lower case.
 
 #include <array>
 #include <cstdint>

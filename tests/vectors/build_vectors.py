@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-# Registers, mappings and ops, spelled as in DESIGN.md section 4.
+# Registers, mappings and ops, spelled as in emitters/nv2a/README.md (Semantics).
 ZERO, C0, C1, FOG, V0, V1 = 0, 1, 2, 3, 4, 5
 T0, T1, T2, T3, R0, R1 = 8, 9, 10, 11, 12, 13
 SUM14, EF15 = 14, 15
@@ -92,7 +92,7 @@ def case(name, cc, stages, final, rgba8, check, provenance, discard=False, v0=0,
     }
 
 
-DESIGN = "DESIGN.md section 4"
+SEMANTICS = "nv2a semantics (emitters/nv2a/README.md)"
 NVRC = "NV_register_combiners"
 
 # ---------------------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ NVRC = "NV_register_combiners"
 
 def op_case(name, op, v0, rgba8, check):
     return case(name, 0x1, [copy_stage(V0, op=op)], FINAL_R0, rgba8, check,
-                DESIGN + ": ops none, bias(-128/255), x2, (x-bias)*2, x4, x0.5; out = clamp((x+bias)*scale,-1,1)",
+                SEMANTICS + ": ops none, bias(-128/255), x2, (x-bias)*2, x4, x0.5; out = clamp((x+bias)*scale,-1,1)",
                 v0=v0)
 
 
@@ -126,26 +126,26 @@ OUTPUT_OPS = [
          [copy_stage(V0, op=OP_BIAS), copy_stage(R0, m=SNEG)], FINAL_R0, [64, 32, 0, 96],
          "v0=(64,96,128 | a 32); stage0 bias: r0 = (64-128, 96-128, 128-128 | 32-128)/255 = (-64,-32,0 | -96); "
          "stage1 r0 = -r0 (signed_negate) = (64,32,0 | 96)",
-         DESIGN + ": registers hold signed [-1,1] values; bias 128/255", v0=0x20406080),
+         SEMANTICS + ": registers hold signed [-1,1] values; bias 128/255", v0=0x20406080),
     case("ops_are_per_portion", 0x1,
          [(ins(inp(V0), ONE), out(ab=R0, op=OP_X4), ins(inp(V0, True), ONE), out(ab=R0, op=OP_HALF))],
          FINAL_R0, [192, 128, 64, 100],
          "v0=(48,32,16 | a 200); rgb op x4: (192,128,64); alpha op x0.5: 100",
-         DESIGN + ": the rgb and alpha output words each carry their own op", v0=0xC8302010),
+         SEMANTICS + ": the rgb and alpha output words each carry their own op", v0=0xC8302010),
     case("op_applies_to_cd_and_sum", 0x1,
          [(ins(inp(V0), ONE, inp(V1), ONE), out(cd=R1, s=R0, op=OP_X2),
            ins(inp(V0, True), ONE, inp(V1, True), ONE), out(cd=R1, s=R0, op=OP_X2))],
          (fin0(d=R0), fin1(g=inp(R1, True))), [96, 96, 112, 64],
          "v0=(16,32,48 | a 16), v1=(32,16,8 | a 32); SUM x2 -> r0.rgb = ((16+32)*2, (32+16)*2, (48+8)*2) = "
          "(96,96,112); CD x2 -> r1.a = 32*2 = 64; final D=r0, G=r1.a",
-         DESIGN + ": the op applies to every output of the portion (AB, CD and SUM)",
+         SEMANTICS + ": the op applies to every output of the portion (AB, CD and SUM)",
          v0=0x10102030, v1=0x20201008),
     case("op_bias_is_128_over_255", 0x3,
          [copy_stage(V0, op=OP_BIAS), copy_stage(R0, op=OP_X4, m=SID), copy_stage(R0, op=OP_X4, m=SID)],
          FINAL_R0, [0, 0, 0, 0],
          "v0=(128,128,128 | a 128); stage0 bias: 128/255 - 128/255 = 0 exactly; stages 1,2 x4: 0. "
          "(With a bias of exactly 0.5: 0.5/255 -> x4 -> x4 = 8/255 -> 8, outside tolerance.)",
-         DESIGN + ": 'Hardware evidence: the bias is 128/255' (this case depends on that value)",
+         SEMANTICS + ": 'Hardware evidence: the bias is 128/255' (this case depends on that value)",
          v0=0x80808080),
 ]
 
@@ -161,45 +161,45 @@ CLAMP_ORDER = [
          [229, 229, 229, 229],
          "v0=204/255, v1=153/255 (all channels); SUM = 357/255 = 1.4; bias: (357-128)/255 = 229/255 -> 229. "
          "Clamping SUM to 1 before the bias would give 127",
-         DESIGN + ": every output = clamp((x + bias) * scale, -1, 1): one clamp, after bias and scale",
+         SEMANTICS + ": every output = clamp((x + bias) * scale, -1, 1): one clamp, after bias and scale",
          v0=0xCCCCCCCC, v1=0x99999999),
     case("sum_above_one_then_x0_5_clamps_once", 0x1,
          [(SUM_V0_V1, out(s=R0, op=OP_HALF), SUM_V0A_V1A, out(s=R0, op=OP_HALF))], FINAL_R0,
          [179, 179, 179, 179],
          "v0=204, v1=154 (all channels); SUM = 358/255; x0.5 = 179/255 -> 179. Clamp first would give 128",
-         DESIGN + ": one clamp, after bias and scale", v0=0xCCCCCCCC, v1=0x9A9A9A9A),
+         SEMANTICS + ": one clamp, after bias and scale", v0=0xCCCCCCCC, v1=0x9A9A9A9A),
     case("x4_clamps_to_one_before_next_stage", 0x2,
          [copy_stage(V0, op=OP_X4), copy_stage(R0, op=OP_BIAS, m=SID)], FINAL_R0, [127, 127, 127, 127],
          "v0=77 (all channels); stage0 x4: 308/255 -> clamp 1; stage1 r0 - 128/255 = 127/255 -> 127. "
          "Without the stage-0 clamp: (308-128) = 180",
-         DESIGN + ": output clamp to [-1,1] at every stage", v0=0x4D4D4D4D),
+         SEMANTICS + ": output clamp to [-1,1] at every stage", v0=0x4D4D4D4D),
     case("negative_x4_clamps_to_minus_one", 0x2,
          [copy_stage(V0, op=OP_X4, m=SNEG), copy_stage(R0, op=OP_BIAS, m=SNEG)], FINAL_R0,
          [127, 127, 127, 127],
          "v0=77; stage0 -77*4/255 = -308/255 -> clamp -1; stage1 -(-1) - 128/255 = 127/255 -> 127. "
          "Without the clamp at -1: 180",
-         DESIGN + ": output clamp to [-1,1]", v0=0x4D4D4D4D),
+         SEMANTICS + ": output clamp to [-1,1]", v0=0x4D4D4D4D),
     case("negative_sum_then_x0_5_clamps_once", 0x2,
          [(ins(inp(V0, m=SNEG), ONE, inp(V1, m=SNEG), ONE), out(s=R0, op=OP_HALF),
            ins(inp(V0, True, SNEG), ONE, inp(V1, True, SNEG), ONE), out(s=R0, op=OP_HALF)),
           copy_stage(R0, m=SNEG)], FINAL_R0, [179, 179, 179, 179],
          "v0=204, v1=154; stage0 SUM = -(204+154)/255 = -358/255; x0.5 = -179/255 (no clamp needed); "
          "stage1 negate: 179. Clamping -1.40 to -1 before x0.5 would give 128",
-         DESIGN + ": one clamp, after bias and scale", v0=0xCCCCCCCC, v1=0x9A9A9A9A),
+         SEMANTICS + ": one clamp, after bias and scale", v0=0xCCCCCCCC, v1=0x9A9A9A9A),
     case("sum_uses_unscaled_products_x4", 0x1,
          [(ins(inp(V0), ONE, inp(V1, m=SNEG), ONE), out(ab=R1, s=R0, op=OP_X4),
            ins(inp(V0, True), ONE, inp(V1, True, SNEG), ONE), out(ab=R1, s=R0, op=OP_X4))], FINAL_R0,
          [100, 100, 100, 100],
          "v0=153, v1=128 (all channels); AB = 153/255, CD = -128/255; SUM = 25/255; x4 -> 100/255 -> 100. "
          "(AB output written to r1 is clamp(612/255)=1; summing clamped scaled outputs 1 + -1 would give 0)",
-         DESIGN + ": SUM = AB+CD computed from the unclamped, unscaled products",
+         SEMANTICS + ": SUM = AB+CD computed from the unclamped, unscaled products",
          v0=0x99999999, v1=0x80808080),
     case("sum_uses_unbiased_products", 0x1,
          [(SUM_V0_V1, out(s=R0, op=OP_BIAS), SUM_V0A_V1A, out(s=R0, op=OP_BIAS))], FINAL_R0,
          [26, 26, 26, 26],
          "v0=v1=77; SUM = 154/255; bias: (154-128)/255 = 26/255 -> 26. Summing biased products "
          "(77-128)+(77-128) < 0 would give 0",
-         DESIGN + ": SUM = AB+CD computed from the unclamped, unscaled products",
+         SEMANTICS + ": SUM = AB+CD computed from the unclamped, unscaled products",
          v0=0x4D4D4D4D, v1=0x4D4D4D4D),
 ]
 
@@ -219,8 +219,8 @@ def mux_case(name, cc, t0_alpha, pick, check, provenance):
                 v0=MUX_V0, v1=MUX_V1, textures=(t0_alpha << 24, 0, 0, 0), modes=T0_ON[0], enabled=T0_ON[1])
 
 
-MUX_MSB = DESIGN + ": MUX = CD if spare0.a >= 0.5 (MSB mode, COMBINECTL bit 8)"
-MUX_LSB = DESIGN + ": MUX = CD if bit 0 of the 8-bit spare0.a is set (LSB mode, COMBINECTL bit 8 clear)"
+MUX_MSB = SEMANTICS + ": MUX = CD if spare0.a >= 0.5 (MSB mode, COMBINECTL bit 8)"
+MUX_LSB = SEMANTICS + ": MUX = CD if bit 0 of the 8-bit spare0.a is set (LSB mode, COMBINECTL bit 8 clear)"
 MUX = [
     mux_case("msb_spare0a_127_selects_ab", 0x101, 0x7F, "AB",
              "r0.a = t0.a = 127/255 = 0.498 < 0.5 -> AB", MUX_MSB),
@@ -269,7 +269,7 @@ MUX = [
 # delayed_writes.json
 # ---------------------------------------------------------------------------------------------------
 
-DELAYED = DESIGN + ": writes are delayed: both portions of a stage read the register values from stage entry"
+DELAYED = SEMANTICS + ": writes are delayed: both portions of a stage read the register values from stage entry"
 SWAP = [(ins(inp(V0), ONE, inp(V1), ONE), out(ab=R0, cd=R1), SUM_V0A_V1A, out(ab=R0, cd=R1)),
         (ins(inp(R1), ONE, inp(R0), ONE), out(ab=R0, cd=R1),
          ins(inp(R1, True), ONE, inp(R0, True), ONE), out(ab=R0, cd=R1))]
@@ -319,7 +319,7 @@ DELAYED_WRITES = [
 # blue_to_alpha.json
 # ---------------------------------------------------------------------------------------------------
 
-B2A = DESIGN + ": output word bits 18/19, dst.a = that output's post-op blue"
+B2A = SEMANTICS + ": output word bits 18/19, dst.a = that output's post-op blue"
 BLUE_TO_ALPHA = [
     case("ab_blue_to_alpha", 0x1, [(ins(inp(V0), ONE), out(ab=R0, ab_b2a=True), 0, 0)], FINAL_R0,
          [51, 102, 153, 153],
@@ -332,7 +332,7 @@ BLUE_TO_ALPHA = [
          [(ins(inp(V0), ONE), out(ab=R0, ab_b2a=True), ins(inp(V0, True), ONE), out(ab=R0))], FINAL_R0,
          [51, 102, 153, 17],
          "rgb writes r0.rgb = (51,102,153) and blue->alpha r0.a = 153; the alpha portion writes r0.a = "
-         "v0.a = 17, which wins", DESIGN + ": the alpha portion's write to X.a wins over a blue->alpha write",
+         "v0.a = 17, which wins", SEMANTICS + ": the alpha portion's write to X.a wins over a blue->alpha write",
          v0=0x11336699),
     case("alpha_write_to_other_register_keeps_blue_to_alpha", 0x1,
          [(ins(inp(V0), ONE), out(ab=R0, ab_b2a=True), ins(inp(V0, True), ONE), out(ab=R1))], FINAL_R0,
@@ -358,7 +358,7 @@ BLUE_TO_ALPHA = [
 # dot_products.json
 # ---------------------------------------------------------------------------------------------------
 
-DOT = DESIGN + ": AB = A*B or dot3 (RGB only), CD = C*D or dot3; " + NVRC + " dot product replicated to rgb"
+DOT = SEMANTICS + ": AB = A*B or dot3 (RGB only), CD = C*D or dot3; " + NVRC + " dot product replicated to rgb"
 DOT_PRODUCTS = [
     case("ab_dot_unsigned", 0x1,
          [(ins(inp(V0), inp(V1)), out(ab=R0, ab_dot=True), ins(inp(V0, True), ONE), out(ab=R0))], FINAL_R0,
@@ -408,7 +408,7 @@ DOT_PRODUCTS = [
 #   stage: A = src with mapping M, B = 1, C = 1, D = 1; SUM = map + 1; op x0.5 -> r0.
 # ---------------------------------------------------------------------------------------------------
 
-MAP_NOTE = DESIGN + ": input mappings (bits 5-7)"
+MAP_NOTE = SEMANTICS + ": input mappings (bits 5-7)"
 
 
 def mapping_stage(reg, m):
@@ -480,7 +480,7 @@ INPUT_MAPPINGS = [
 #   r0 = (0.8,0.2,0.6) = (204,51,153)/255, v1 = (0.6,0.4,0.2) = (153,102,51)/255.  rgb8 = 128*S.
 # ---------------------------------------------------------------------------------------------------
 
-V1R0 = (DESIGN + ": spare0+secondary = max(0,r0) + max(0,v1), each optionally complemented (CW1 0x20 r0, "
+V1R0 = (SEMANTICS + ": spare0+secondary = max(0,r0) + max(0,v1), each optionally complemented (CW1 0x20 r0, "
         "0x40 v1), clamped to [0,1] only with CW1 0x80")
 
 
@@ -529,7 +529,7 @@ FINAL_SUM = [
 # final_combiner.json
 # ---------------------------------------------------------------------------------------------------
 
-FINAL = DESIGN + ": final rgb = min(A*B + (1-A)*C + D, 1), alpha = G"
+FINAL = SEMANTICS + ": final rgb = min(A*B + (1-A)*C + D, 1), alpha = G"
 FINAL_COMBINER = [
     case("lerp_a_b_c", 0x1, [NOP], (fin0(a=C0, b=V0, c=V1), fin1(g=inp(V0, True))), [102, 153, 128, 64],
          "A = final_c0 = 102/255 (0.4); r = 0.4*255 + 0.6*0 = 102; g = 0.4*0 + 0.6*255 = 153; "
@@ -541,7 +541,7 @@ FINAL_COMBINER = [
     case("ef_product_in_d", 0x1, [NOP], (fin0(d=EF15), fin1(e=inp(V0), f=inp(V1), g=ONE)),
          [122, 122, 102, 255],
          "E*F = (204*153, 153*204, 102*255)/255^2 = (122.4, 122.4, 102)/255 -> (122,122,102); G = 1",
-         DESIGN + ": register 15 = E*F (final A-D)", v0=0xFFCC9966, v1=0xFF99CCFF),
+         SEMANTICS + ": register 15 = E*F (final A-D)", v0=0xFFCC9966, v1=0xFF99CCFF),
     case("ef_product_as_lerp_factor", 0x1, [NOP], (fin0(a=EF15, b=C1, c=C0), fin1(e=inp(V0), f=ONE, g=ONE)),
          [153, 204, 255, 255],
          "A = E*F = v0 = (51,153,255)/255; B = final_c1 = 1; C = final_c0 = 128/255: r = 51 + 204*128/255 = "
@@ -552,7 +552,7 @@ FINAL_COMBINER = [
          (fin0(c=V1, d=EF15), fin1(e=inp(R0), f=ONE, g=ONE)), [153, 102, 51, 255],
          "r0 = -v0 = -(204,153,102)/255; E = unsigned identity max(0,r0) = 0, so E*F = 0; rgb = C + D = v1 "
          "= (153,102,51). (A signed E would give v1 - v0 < 0 -> 0)",
-         DESIGN + ": final inputs allow only identity (unsigned_identity max(0,e)) and invert; " + NVRC +
+         SEMANTICS + ": final inputs allow only identity (unsigned_identity max(0,e)) and invert; " + NVRC +
          " final combiner inputs are unsigned", v0=0xFFCC9966, v1=0xFF996633),
     case("ef_with_inverted_negative_register", 0x1,
          [(ins(inp(V0, m=SNEG), ONE), out(ab=R0), 0, 0)],
@@ -561,7 +561,7 @@ FINAL_COMBINER = [
          v0=0xFFCC9966, final_c0=0x00336699),
     case("g_without_bit4_reads_blue", 0x1, [NOP], (fin0(d=V0), fin1(g=inp(V0))), [51, 102, 153, 153],
          "D = v0 = (51,102,153); G byte bit 4 clear: G reads v0.b = 153, not v0.a = 64",
-         DESIGN + ": alpha = G, an alpha-portion input; input byte bit 4 in an alpha portion: 1 = alpha, "
+         SEMANTICS + ": alpha = G, an alpha-portion input; input byte bit 4 in an alpha portion: 1 = alpha, "
          "0 = blue (xemu reads G the same way)", v0=0x40336699),
     case("g_with_unsigned_invert", 0x1, [NOP], (fin0(d=V0), fin1(g=inp(V0, True, INV))), [51, 102, 153, 191],
          "D = v0 = (51,102,153); G = 1 - v0.a = 1 - 64/255 = 191/255", FINAL, v0=0x40336699),
@@ -570,7 +570,7 @@ FINAL_COMBINER = [
          "fog = (fog_color.rgb, fog_factor 0.25); A = 0.25: r = 0.25*255 + 0.75*0 = 63.75 -> 64; "
          "g = 0 + 0.75*255 = 191.25 -> 191; b = 0.25*128 + 0 = 32; G = 0.25 -> 64 (fog_color's own "
          "alpha 0x77 is not read)",
-         DESIGN + ": fog register rgb = fog colour, a = fog factor (alpha readable in the final combiner)",
+         SEMANTICS + ": fog register rgb = fog colour, a = fog factor (alpha readable in the final combiner)",
          v0=0xFFFF0080, fog_color=0x7700FF00, fog_factor=0.25),
     case("a_with_unsigned_invert", 0x1, [NOP], (fin0(a=inp(V0, True, INV), b=C0, c=C1), fin1(g=inp(V0, True))),
          [51, 204, 0, 204],
@@ -588,7 +588,7 @@ FINAL_COMBINER = [
 FINAL_DISABLED = [
     case("cw0_cw1_zero_outputs_transparent_black", 0x1, [copy_stage(V0)], (0, 0), [0, 0, 0, 0],
          "CW0 = CW1 = 0: output (0,0,0,0) whatever r0 holds (r0 = v0 = (51,102,153 | 255) here)",
-         DESIGN + ": when CW0 = CW1 = 0 the output is (0,0,0,0) (hardware; xemu writes nothing)",
+         SEMANTICS + ": when CW0 = CW1 = 0 the output is (0,0,0,0) (hardware; xemu writes nothing)",
          v0=0xFF336699),
     case("cw0_zero_cw1_g_only", 0x1, [NOP], (0, fin1(g=inp(V0, True))), [0, 0, 0, 128],
          "CW0 = 0: A=B=C=D = zero -> rgb 0; CW1 G = v0.a = 128 (combiner enabled since CW1 != 0)", FINAL,
@@ -601,8 +601,8 @@ FINAL_DISABLED = [
 # textures.json
 # ---------------------------------------------------------------------------------------------------
 
-TEX = DESIGN + ": a disabled or NONE texture stage reads (0,0,0,1); each stage samples a 1x1 texture"
-INIT = DESIGN + ": initial values r0 = (0,0,0,t0.a), r1 = 0"
+TEX = SEMANTICS + ": a disabled or NONE texture stage reads (0,0,0,1); each stage samples a 1x1 texture"
+INIT = SEMANTICS + ": initial values r0 = (0,0,0,t0.a), r1 = 0"
 TEXTURES = [
     case("disabled_stage_reads_0001", 0x1, [copy_stage(T1)], FINAL_R0, [0, 0, 0, 255],
          "t1 disabled (mode project2d, colour ignored) reads (0,0,0,1); r0 = t1", TEX,
@@ -645,7 +645,7 @@ TEXTURES = [
 # constants.json
 # ---------------------------------------------------------------------------------------------------
 
-CONST = DESIGN + ": COMBINECTL bit 12 per-stage c0, bit 16 per-stage c1 (else stage 0's constant everywhere)"
+CONST = SEMANTICS + ": COMBINECTL bit 12 per-stage c0, bit 16 per-stage c1 (else stage 0's constant everywhere)"
 CONST_STAGE1 = (ins(inp(C0), ONE, inp(C1), ONE), out(ab=R0, cd=R1),
                 ins(inp(C0, True), ONE, inp(C1, True), ONE), out(ab=R0, cd=R1))
 C0S, C1S = (0x11223344, 0x55667788), (0x99AABBCC, 0xDDEEFF10)
@@ -675,11 +675,11 @@ CONSTANTS = [
          (fin0(d=C0), fin1(g=inp(C1, True))), [18, 52, 86, 154],
          "final reads c0 = final_c0 = (0x12,0x34,0x56) = (18,52,86), c1.a = final_c1.a = 0x9A = 154; "
          "the stage constants c0[0], c0[1] are not used there",
-         DESIGN + ": the final combiner has its own constant pair", c0=C0S, c1=C1S,
+         SEMANTICS + ": the final combiner has its own constant pair", c0=C0S, c1=C1S,
          final_c0=0x00123456, final_c1=0x9A000000),
     case("per_stage_c0_missing_entry_is_zero", 0x01002, [NOP, CONST_STAGE1], FINAL_R0, [0, 0, 0, 0],
          "bit 12 set, c0 has one entry: stage1's c0[1] is missing -> 0; r0 = 0 (and r0.a written 0)",
-         "DESIGN.md section 11: missing constants are 0; schemas/trace.schema.json: missing entries are 0",
+         "vector format (README, Test vectors): missing constants are 0; schemas/trace.schema.json: missing entries are 0",
          c0=(0x11223344,), c1=C1S),
 ]
 
@@ -687,7 +687,7 @@ CONSTANTS = [
 # stage_count.json
 # ---------------------------------------------------------------------------------------------------
 
-COUNT = DESIGN + ": stage words at index >= stage count must not affect output nor the key"
+COUNT = SEMANTICS + ": stage words at index >= stage count must not affect output nor the key"
 STAGE_COUNT = [
     case("valid_words_past_count_are_ignored", 0x1,
          [copy_stage(V0), copy_stage(V1, op=OP_X4), copy_stage(C0, dst=R1), copy_stage(ZERO, m=INV)],
@@ -716,7 +716,7 @@ STAGE_COUNT = [
 # alpha_test.json: rgb = v0, a = v0.a, reference 128 unless stated.
 # ---------------------------------------------------------------------------------------------------
 
-ATEST = DESIGN + ": alpha test after the final combiner: discard unless round(a*255) FUNC ref"
+ATEST = SEMANTICS + ": alpha test after the final combiner: discard unless round(a*255) FUNC ref"
 ALPHA_FINAL = (fin0(d=V0), fin1(g=inp(V0, True)))
 
 
@@ -761,7 +761,7 @@ ALPHA_TEST = [
 # registers.json
 # ---------------------------------------------------------------------------------------------------
 
-REGS = DESIGN + ": registers and input byte bit 4 (RGB: replicate alpha; alpha: 1 = alpha, 0 = blue)"
+REGS = SEMANTICS + ": registers and input byte bit 4 (RGB: replicate alpha; alpha: 1 = alpha, 0 = blue)"
 REGISTERS = [
     case("fog_rgb_and_blue_in_general_stage", 0x1,
          [(ins(inp(FOG), ONE), out(ab=R0), ins(inp(FOG), ONE), out(ab=R0))], FINAL_R0, [51, 102, 153, 153],
@@ -784,8 +784,8 @@ REGISTERS = [
          REGS + "; v1 is a writable destination", v1=0xFF000000, c0=(0x22CC9933,)),
     case("fog_factor_as_float32_bits", 0x1, [NOP], (fin0(d=FOG), fin1(g=inp(FOG, True))), [51, 102, 153, 64],
          "fog_factor \"0x3E800000\" is float32 0.25; final D = fog rgb = (51,102,153), G = fog alpha = "
-         "0.25 -> 63.75 -> 64", "DESIGN.md section 11: fog_factor is a number or a float32 bit pattern "
-         "string; " + DESIGN + ": fog a = fog factor", fog_color=0x00336699, fog_factor="0x3E800000"),
+         "0.25 -> 63.75 -> 64", "vector format (README, Test vectors): fog_factor is a number or a float32 bit pattern "
+         "string; " + SEMANTICS + ": fog a = fog factor", fog_color=0x00336699, fog_factor="0x3E800000"),
 ]
 
 FILES = {

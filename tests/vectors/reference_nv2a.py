@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Independent CPU reference evaluator of NV2A register combiners (shaderbake-vectors/1, guest nv2a).
 
-Written from DESIGN.md section 4 and, where DESIGN is silent, from the OpenGL NV_register_combiners /
+Written from emitters/nv2a/README.md (Semantics) and, where it is silent, from the OpenGL NV_register_combiners /
 NV_register_combiners2 specifications. It shares no code with emitters/ or lib/: its job is to be a
 second opinion on the hand-derived expectations of the vector files in this folder, and through them on
 the project's oracle and emitters.
@@ -17,12 +17,12 @@ Python 3 standard library only. Library use:
 Command line: reference_nv2a.py FILE.json [CASE_NAME] prints the evaluation of each case, with a
 register trace per stage when a case name is given.
 
-Decisions taken where DESIGN.md section 4 is silent or open (kept in sync with README.md):
+Decisions taken where the semantics (emitters/nv2a/README.md) are silent or open (kept in sync with README.md):
   D1  Arithmetic is float (Python double), registers are never quantised between stages; the only
       quantisation is the output one, rgba8 = floor(clamp(x, 0, 1) * 255 + 0.5) (round half up), and
       the alpha test's round(a * 255), also half up.
-  D2  Output bias (ops 1 and 3) is -128/255, as DESIGN records from hardware. The half-bias *input*
-      mappings (4, 5) use exactly 0.5: DESIGN gives no hardware value for them.
+  D2  Output bias (ops 1 and 3) is -128/255, as the semantics record from hardware. The half-bias *input*
+      mappings (4, 5) use exactly 0.5: the semantics give no hardware value for them.
   D3  Output op 6 (x0.5) is modelled as an exact float multiply by 0.5. "Rounds half up" on hardware is
       a statement about the 8-bit result; in float it only shows at the output quantisation, which is
       already half up (D1). No vector depends on the tie.
@@ -34,10 +34,10 @@ Decisions taken where DESIGN.md section 4 is silent or open (kept in sync with R
       post-clamp blue of that output to dst.a. All RGB-portion writes happen first, then all alpha-
       portion writes, so an alpha-portion write to X.a wins over a blue-to-alpha write to X.a.
   D6  A dot product feeds SUM/MUX with its scalar value replicated (dot products with a non-discard
-      SUM output are otherwise unspecified by DESIGN; no vector uses them).
+      SUM output are otherwise unspecified by the semantics; no vector uses them).
   D7  Final combiner inputs: mapping 0 (identity) is the *unsigned* identity max(0, e) and mapping 1 is
       1 - clamp(e, 0, 1), as for general stages. Hence E, F >= 0 and E*F >= 0: the "signed" E*F of
-      DESIGN can never be negative with a valid encoding (see README).
+      the semantics can never be negative with a valid encoding (see README).
   D8  spare0+secondary (register 14): per channel s = R + V with R = max(0, r0), V = max(0, v1), then
       R -> 1 - R with CW1 0x20 and V -> 1 - V with CW1 0x40 (complement applied after the max), and
       s = clamp(s, 0, 1) only with CW1 0x80. The final combiner reads r0 and v1 as the general stages
@@ -59,7 +59,7 @@ import json
 import math
 import sys
 
-# Register codes (DESIGN section 4).
+# Register codes (emitters/nv2a/README.md, Semantics).
 ZERO, C0, C1, FOG, V0, V1 = 0, 1, 2, 3, 4, 5
 T0, T1, T2, T3, R0, R1 = 8, 9, 10, 11, 12, 13
 V1R0_SUM, EF_PROD = 14, 15
@@ -91,7 +91,7 @@ ALPHA_FUNCS = {
 
 
 class InvalidProgram(ValueError):
-    """The program uses an encoding DESIGN section 4 makes a rejection reason."""
+    """The program uses an encoding emitters/nv2a/README.md makes a rejection reason."""
 
 
 class Unsupported(ValueError):
@@ -196,7 +196,7 @@ def texture_mode_value(mode):
     raise ValueError("unknown texture mode %r" % (mode,))
 
 
-# --- validation (DESIGN section 4, "Invalid or unknown encodings are rejection reasons") -----------
+# --- validation (emitters/nv2a/README.md, "Invalid or unknown encodings are rejection reasons") -----------
 
 def validate(program):
     """Returns the list of rejection reasons of a program; [] means every encoding is valid."""
