@@ -30,11 +30,9 @@ namespace shaderbake::cli {
 
 namespace {
 
-// Writes one output file atomically (io::write_output); false after reporting why it could not. A file of the
-// output directory that is one of the traces is never written (an error instead).
-bool write_output(const std::vector<io::NamedPath>& traces, const std::filesystem::path& path, const void* data,
-                  size_t size) {
-  if (refuse_clashing_outputs(traces, {{"output file", path.string()}}) != kExitOk) return false;
+// Writes one output file atomically (io::write_output); false after reporting why it could not. The one name a
+// trace could share, DIR/manifest.json, is refused up front; modules are named by their content's hash.
+bool write_output(const std::filesystem::path& path, const void* data, size_t size) {
   const Status written = io::write_output(path, {static_cast<const uint8_t*>(data), size});
   if (!written) report_output_failure(written.error());
   return static_cast<bool>(written);
@@ -44,9 +42,8 @@ bool write_output(const std::vector<io::NamedPath>& traces, const std::filesyste
 
 
 int run_compile(const CompileOptions& options) {
-  const std::vector<io::NamedPath> traces = named_paths("trace", options.traces);
   if (const int code = refuse_clashing_outputs(
-          traces, {{"-o", options.output}, {"-o", (std::filesystem::path(options.output) / "manifest.json").string()}});
+          named_paths("trace", options.traces), {{"-o", options.output}, {"-o", (std::filesystem::path(options.output) / "manifest.json").string()}});
       code != kExitOk)
     return code;
   TerminalSink sink;
@@ -90,7 +87,7 @@ int run_compile(const CompileOptions& options) {
       if (!m.source.empty()) {
         const std::filesystem::path source_path = dir / "failed" / (m.key_hash.to_hex() + ".frag");
         std::filesystem::create_directories(source_path.parent_path(), ec);
-        if (!write_output(traces, source_path, m.source.data(), m.source.size())) return kExitOutput;
+        if (!write_output(source_path, m.source.data(), m.source.size())) return kExitOutput;
         f["source"] = source_path.lexically_relative(dir).string();
       }
       manifest["failures"].push_back(f);
@@ -99,7 +96,7 @@ int run_compile(const CompileOptions& options) {
     const auto& words = m.module->spirv;
     const std::string content = KeyHash::of({reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4}).to_hex();
     const std::filesystem::path module_path = dir / "modules" / (content + ".spv");
-    if (written.insert(content).second && !write_output(traces, module_path, words.data(), words.size() * 4))
+    if (written.insert(content).second && !write_output(module_path, words.data(), words.size() * 4))
       return kExitOutput;
     nlohmann::ordered_json j;
     j["route"] = route;
@@ -109,7 +106,7 @@ int run_compile(const CompileOptions& options) {
     manifest["modules"].push_back(j);
   }
   const std::string text = manifest.dump(2) + "\n";
-  if (!write_output(traces, dir / "manifest.json", text.data(), text.size())) return kExitOutput;
+  if (!write_output(dir / "manifest.json", text.data(), text.size())) return kExitOutput;
 
   nlohmann::ordered_json summary;
   summary["modules_needed"] = plan.modules.size();

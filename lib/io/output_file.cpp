@@ -15,6 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <set>
+#include <string_view>
 
 #include "lib/io/file_descriptor.hpp"
 
@@ -78,9 +81,22 @@ bool holds_exactly(int fd, std::span<const uint8_t> bytes) {
   return ::read(fd, &extra, 1) == 0;
 }
 
-// Removes the temporary files for `name` in `dir_fd` whose writer is gone: "<name>.sbk-tmp.<pid>.<hex>" regular
-// files whose process no longer exists or that are over an hour old. Anything else is left alone.
-void remove_stale_temporaries(int dir_fd, const std::string& prefix) {
+constexpr std::string_view kTemporaryInfix = ".sbk-tmp.";
+
+// Removes the temporary files in `dir_fd` whose writer is gone: regular files named
+// "<output name>.sbk-tmp.<pid>.<16 hex digits>" whose process no longer exists or that are over an hour old.
+// Anything else is left alone. Once per directory per process: a command writing many files into one
+// directory (compile's modules) reads it once, not once a file.
+// `dir_path` names the directory by its absolute path (an inode may be reused by a new directory; a path names
+// the same place for the life of a command).
+void remove_stale_temporaries(int dir_fd, const fs::path& dir_path) {
+  {
+    static std::mutex mutex;
+    static std::set<std::string> scanned;
+    std::error_code ec;
+    std::lock_guard lock(mutex);
+    if (!scanned.insert(fs::absolute(dir_path, ec).lexically_normal().string()).second) return;
+  }
   const int scan_fd = ::dup(dir_fd);
   if (scan_fd < 0) return;
   DIR* dir = ::fdopendir(scan_fd);
@@ -92,8 +108,9 @@ void remove_stale_temporaries(int dir_fd, const std::string& prefix) {
   std::vector<std::string> stale;
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name(entry->d_name);
-    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
-    const std::string rest(name.substr(prefix.size()));
+    const size_t infix = name.rfind(kTemporaryInfix);
+    if (infix == std::string_view::npos || infix == 0) continue;
+    const std::string rest(name.substr(infix + kTemporaryInfix.size()));
     char* end = nullptr;
     errno = 0;
     const long pid = std::strtol(rest.c_str(), &end, 10);
@@ -117,7 +134,7 @@ Status replace_regular_file(const fs::path& target, const fs::path& dir, std::sp
   const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0) return errno_error(target, "cannot open its directory " + dir.string());
   const std::string prefix = temporary_name_prefix(target);
-  remove_stale_temporaries(dir_fd.get(), prefix);
+  remove_stale_temporaries(dir_fd.get(), dir);
 
   std::string temp;
   int fd = -1;
@@ -212,7 +229,7 @@ const char* kind_name(mode_t mode) {
 
 }  // namespace
 
-std::string temporary_name_prefix(const fs::path& path) { return path.filename().string() + ".sbk-tmp."; }
+std::string temporary_name_prefix(const fs::path& path) { return path.filename().string() + std::string(kTemporaryInfix); }
 
 void set_temporary_suffix_source_for_testing(std::function<std::string()> source) {
   suffix_source() = std::move(source);

@@ -30,8 +30,9 @@ enum class IfIdentical {
 //   created with O_EXCL | O_NOFOLLOW, so nothing planted at a temporary name can redirect the write), fsync
 //   and rename: a reader sees the old file or the whole new one, never half of one; a replaced file's
 //   permissions are kept. The temporary file is
-//   removed on every error path, and temporary files of this name that a killed writer left behind (their
-//   process is gone, or they are over an hour old) are removed first;
+//   removed on every error path, and the temporary files of any output that killed writers left in that
+//   directory (their process is gone, or they are over an hour old) are removed first (the directory is read
+//   for them once per process);
 // - anything else (a directory, a socket, a block device) is refused.
 // Errors are ErrorKind::io with reason "output_refused" (what the path names may not be written) or
 // "write_failed", located at `path`.
