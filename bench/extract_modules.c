@@ -12,7 +12,8 @@
 
 int main(int argc, char** argv) {
   static const char* names[SBK_SECTION_TYPE_COUNT] = {"",       "meta",       "index",   "records",     "modules",
-                                                      "module_data", "dictionary", "layouts", "report", "driver_cache"};
+                                                      "module_data", "dictionary", "layouts", "report", "driver_cache",
+                                                      "dynamic_fallbacks", "prewarm"};
   sbk_bundle bundle;
   sbk_result r;
   uint32_t m, t;

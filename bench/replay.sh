@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The published replay run: a generated play session, a bundle built from a capture of it, warmed on this
-# machine's GPU (`shaderbake warm`), then `shaderbake-replay --mode all`: no bundle, the bundle, the bundle plus
-# its driver cache, side by side on one device in one process (samples/replay/README.md).
+# machine's GPU (`shaderbake warm`), then `shaderbake-replay --mode all`: no bundle, the bundle, the runtime
+# router over the bundle (hybrid), and both with the bundle's driver cache, side by side on one device in one
+# process (samples/replay/README.md).
 #
 # Usage: bench/replay.sh [options] [-- extra shaderbake-replay options]
 #   --device SUBSTRING     Vulkan device (default: lavapipe); on the H200 machine: --device nvidia
@@ -13,7 +14,12 @@
 #   --frames N --draws-per-frame N --states N --seed N   the generated session (defaults 3000, 20, 800, 1)
 #   --out DIR              where the trace, bundles and reports go (default $TMPDIR/shaderbake-replay-bench)
 #   --validate             run the replay under the validation layer (slower pipeline creation: not for timing)
-# Output: the text reports on stdout; DIR/replay_<percent>.json (with per-frame figures) and .txt.
+#   --workers N            the router modes' worker threads (default: the replay's, 8 capped at the cores less one)
+#   --worker-scaling       also replay mode hybrid with 1, 2, 4 and 8 workers on the first capture's bundle: its
+#                          load time (sbk_router_create + sbk_router_load) and promotion latency by worker count
+#   --compare-pixels       read back every frame in modes bundle and hybrid(+cache) and compare them (slower)
+# Output: the text reports on stdout; DIR/replay_<percent>.json (with per-frame figures) and .txt; with
+# --worker-scaling DIR/workers_<n>.json and a table on stdout.
 #
 # Driver disk caches are off for the replay (it sets MESA_SHADER_CACHE_DISABLE=true and __GL_SHADER_DISK_CACHE=0
 # itself) and for the warm step (so the blob holds what the driver compiled in that process).
@@ -34,6 +40,9 @@ states=800
 seed=1
 out=${TMPDIR:-/tmp}/shaderbake-replay-bench
 validate=0
+workers=""
+worker_scaling=0
+compare_pixels=0
 extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -45,8 +54,11 @@ while [[ $# -gt 0 ]]; do
     --seed) seed=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --validate) validate=1; shift ;;
+    --workers) workers=$2; shift 2 ;;
+    --worker-scaling) worker_scaling=1; shift ;;
+    --compare-pixels) compare_pixels=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '3,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,30p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (bench/replay.sh --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +79,9 @@ device_args=()
 [[ -n $device ]] && device_args=(--device "$device")
 validation_args=(--no-validation)
 [[ $validate -eq 1 ]] && validation_args=()
+router_args=()
+[[ -n $workers ]] && router_args+=(--workers "$workers")
+[[ $compare_pixels -eq 1 ]] && router_args+=(--compare-pixels)
 
 export MESA_SHADER_CACHE_DISABLE=true __GL_SHADER_DISK_CACHE=0
 mkdir -p "$out"
@@ -98,9 +113,37 @@ for pct in "${percents[@]}"; do
     echo "warning: shaderbake warm exited non-zero (see above)" >&2
   # Mode none does not depend on the bundle: it runs with the first capture only.
   modes=all
-  [[ $pct == "${percents[0]}" ]] || modes=bundle,bundle+cache
+  [[ $pct == "${percents[0]}" ]] || modes=bundle,hybrid,bundle+cache,hybrid+cache
   rc=0
-  "$replay" "$session" --bundle "$bundle" --mode "$modes" "${device_args[@]}" "${validation_args[@]}" \
+  "$replay" "$session" --bundle "$bundle" --mode "$modes" "${device_args[@]}" "${validation_args[@]}" "${router_args[@]}" \
     --json-out "$out/replay_$pct.json" --per-frame "${extra[@]}" | tee "$out/replay_$pct.txt" || rc=$?
   [[ $rc -eq 0 ]] || echo "warning: shaderbake-replay exited $rc (see above and $out/replay_$pct.json)" >&2
 done
+
+if [[ $worker_scaling -eq 1 ]]; then
+  bundle=$out/bundle_${percents[0]}.sbk
+  echo
+  echo "== worker scaling: mode hybrid on the ${percents[0]}% capture's bundle"
+  for n in 1 2 4 8; do
+    rc=0
+    "$replay" "$session" --bundle "$bundle" --mode hybrid --workers "$n" "${device_args[@]}" "${validation_args[@]}" \
+      --json-out "$out/workers_$n.json" "${extra[@]}" >"$out/workers_$n.txt" || rc=$?
+    [[ $rc -eq 0 ]] || echo "warning: shaderbake-replay --workers $n exited $rc (see $out/workers_$n.txt)" >&2
+  done
+  python3 - "$out" <<'EOF'
+import json, sys
+print(f"{'workers':>7} {'load ms':>9} {'router load ms':>15} {'worker CPU ms (load)':>21} {'promotion ms p50/p99':>21} {'ready before demand':>20}")
+for n in (1, 2, 4, 8):
+    try:
+        m = json.load(open(f"{sys.argv[1]}/workers_{n}.json"))["modes"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        print(f"{n:>7} (no report)")
+        continue
+    r = m["router"]
+    p = r["promotions"]["ms"]
+    promotion = f"{p['p50']:.1f}/{p['p99']:.1f}" if r["promotions"]["count"] else "- (none)"
+    ratio = r["ready_before_demand_ratio"]
+    print(f"{r['workers']:>7} {m['load_ms']:>9.1f} {r['load_ms']:>15.1f} {r['worker_cpu_ms']['load']:>21.1f} "
+          f"{promotion:>21} {'-' if ratio is None else format(ratio, '.3f'):>20}")
+EOF
+fi

@@ -38,16 +38,27 @@ using Clock = std::chrono::steady_clock;
 // The summary's fields that depend on the inputs alone (the same for every build of the same traces, so a memo
 // keeps them), in print order: these counts, then "bad_records" (reason -> count).
 constexpr const char* kOutcomeCounts[] = {
-    "bundle_bytes", "draws", "specializations", "families", "exact_pipelines", "fallback_pipelines", "modules",
-    "unique_sources", "raw_module_bytes", "compressed_module_bytes", "dictionary_bytes", "failures"};
+    "bundle_bytes", "draws", "specializations", "families", "exact_pipelines", "fallback_pipelines",
+    "dynamic_fallback_pipelines", "prewarm_pipelines", "modules", "unique_sources", "raw_module_bytes",
+    "compressed_module_bytes", "dictionary_bytes", "failures"};
 
 nlohmann::ordered_json outcome_summary(const plan::BundleBuildResult& result, const plan::KeyCensus& census,
                                        const trace::TraceReader& reader) {
   const bundle::WriteStats& w = result.write;
-  const uint64_t counts[] = {w.bundle_bytes,           census.counts().draws, result.specializations,
-                             result.families,          result.exact_pipelines, result.fallback_pipelines,
-                             w.modules,                result.unique_sources, w.raw_module_bytes,
-                             w.compressed_module_bytes, w.dictionary_bytes,    result.failures.size()};
+  const uint64_t counts[] = {w.bundle_bytes,
+                             census.counts().draws,
+                             result.specializations,
+                             result.families,
+                             result.exact_pipelines,
+                             result.fallback_pipelines,
+                             result.dynamic_fallback_pipelines,
+                             result.prewarm_pipelines,
+                             w.modules,
+                             result.unique_sources,
+                             w.raw_module_bytes,
+                             w.compressed_module_bytes,
+                             w.dictionary_bytes,
+                             result.failures.size()};
   static_assert(std::size(counts) == std::size(kOutcomeCounts));
   nlohmann::ordered_json s;
   for (size_t i = 0; i < std::size(kOutcomeCounts); ++i) s[kOutcomeCounts[i]] = counts[i];
@@ -120,6 +131,8 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
   std::printf("%s: %s, %llu draws -> %llu exact keys, %llu families, %llu exact + %llu fallback pipelines\n",
               escape_controls(options.output).c_str(), kib(n("bundle_bytes")).c_str(), n("draws"), n("specializations"),
               n("families"), n("exact_pipelines"), n("fallback_pipelines"));
+  std::printf("router data: %llu dynamic-state fallback pipelines, %llu exact pipelines in the prewarm order\n",
+              n("dynamic_fallback_pipelines"), n("prewarm_pipelines"));
   std::printf("modules: %llu (SPIR-V %s -> %s + %s dictionary), %llu failures, %.2f s on %u threads\n", n("modules"),
               kib(n("raw_module_bytes")).c_str(), kib(n("compressed_module_bytes")).c_str(),
               kib(n("dictionary_bytes")).c_str(), n("failures"), seconds, threads);

@@ -7,7 +7,9 @@
 // they parse and nest no deeper than kMaxEmbeddedDepth (dump recurses). Damage it meets (a section checksum,
 // an entry, a module, a layout, the report) is a warning naming it and in the JSON's "problems": exit 3.
 #include <cstdio>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string_view>
 
 #include "cli/bundle_views.hpp"
@@ -44,8 +46,9 @@ const char* status_name(uint32_t status) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"?", "meta", "index", "records", "modules", "module_data",
-                                       "dictionary", "layouts", "report", "driver_cache"};
+  static const char* const kNames[] = {"?",       "meta",    "index",        "records",           "modules", "module_data",
+                                       "dictionary", "layouts", "report", "driver_cache", "dynamic_fallbacks", "prewarm"};
+  static_assert(std::size(kNames) == SBK_SECTION_TYPE_COUNT);
   return type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "unknown";
 }
 
@@ -93,6 +96,54 @@ std::string text_of(const nlohmann::ordered_json& j) {
 // A string as its text (escaped), anything else as text_of: for values of the bundle's JSON, any type.
 std::string text_of_string(const nlohmann::ordered_json& j) {
   return j.is_string() ? escape_controls(j.get<std::string>()) : text_of(j);
+}
+
+// The two router-data sections of format 2.1 (DYNAMIC_FALLBACKS, PREWARM), read through the loader: counts, and
+// null for a section the bundle lacks (a 2.0 bundle has neither).
+nlohmann::ordered_json router_data_json(const sbk_bundle& b, std::vector<std::string>& problems) {
+  nlohmann::ordered_json out;
+  uint64_t size = 0;
+  if (sbk_bundle_section(&b, SBK_SECTION_DYNAMIC_FALLBACKS, &size) != nullptr) {
+    uint32_t mask = 0;
+    float defaults[SBK_VERTEX_LOCATIONS][4];
+    if (const sbk_result r = sbk_bundle_vertex_defaults(&b, &mask, defaults); r != SBK_OK)
+      problems.push_back(std::string("DYNAMIC_FALLBACKS: the vertex defaults: ") + sbk_result_name(r));
+    std::set<uint32_t> families;
+    std::set<std::vector<uint32_t>> signatures;
+    uint64_t damaged = 0;
+    for (uint32_t i = 0; i < sbk_bundle_dynamic_fallback_count(&b); ++i) {
+      sbk_dynamic_fallback d;
+      if (const sbk_result r = sbk_bundle_dynamic_fallback(&b, i, &d); r != SBK_OK) {
+        if (damaged++ == 0) problems.push_back("dynamic fallback " + std::to_string(i) + ": " + sbk_result_name(r));
+        continue;
+      }
+      families.insert(d.family_entry);
+      std::vector<uint32_t> signature{d.signature.color_count, d.signature.depth_format, d.signature.samples};
+      signature.insert(signature.end(), d.signature.color_formats, d.signature.color_formats + SBK_MAX_COLOR_ATTACHMENTS);
+      signatures.insert(std::move(signature));
+    }
+    if (damaged > 1) problems.push_back(std::to_string(damaged - 1) + " more dynamic fallbacks do not read");
+    out["dynamic_fallbacks"] = {{"recipes", sbk_bundle_dynamic_fallback_count(&b)},
+                                {"families", families.size()},
+                                {"attachment_signatures", signatures.size()},
+                                {"vertex_location_mask", mask},
+                                {"damaged", damaged}};
+  } else {
+    out["dynamic_fallbacks"] = nullptr;
+  }
+  if (sbk_bundle_section(&b, SBK_SECTION_PREWARM, &size) != nullptr) {
+    uint64_t damaged = 0;
+    for (uint32_t p = 0; p < sbk_bundle_prewarm_count(&b); ++p) {
+      uint32_t entry = 0, frame = 0;
+      if (const sbk_result r = sbk_bundle_prewarm_at(&b, p, &entry, &frame); r != SBK_OK && damaged++ == 0)
+        problems.push_back("prewarm position " + std::to_string(p) + ": " + sbk_result_name(r));
+    }
+    if (damaged > 1) problems.push_back(std::to_string(damaged - 1) + " more prewarm positions do not read");
+    out["prewarm"] = {{"pipelines", sbk_bundle_prewarm_count(&b)}, {"damaged", damaged}};
+  } else {
+    out["prewarm"] = nullptr;
+  }
+  return out;
 }
 
 nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<std::string>& problems) {
@@ -154,6 +205,7 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
     if (!read.problems.empty()) out["driver_cache_problems"] = read.problems;
     for (const auto& p : read.problems) problems.push_back("DRIVER_CACHE: " + p);
   }
+  out["router_data"] = router_data_json(b, problems);
   auto report = file.report_json();
   if (!report) {
     problems.push_back("REPORT section corrupt: " + report.error().message);
@@ -303,6 +355,17 @@ int run_inspect(const InspectOptions& options) {
     for (const auto& s : summary["sections"])
       std::printf(" %s %s", s["name"].get<std::string>().c_str(), s["bytes"].dump().c_str());
     std::printf("\n");
+    const auto& router = summary["router_data"];
+    if (router["dynamic_fallbacks"].is_null()) {
+      std::printf("dynamic-state fallbacks: none (no DYNAMIC_FALLBACKS section: per-host-state fallback pipelines only)\n");
+    } else {
+      const auto& d = router["dynamic_fallbacks"];
+      std::printf("dynamic-state fallbacks: %s recipes (%s families x %s attachment signatures), vertex location mask 0x%x\n",
+                  d["recipes"].dump().c_str(), d["families"].dump().c_str(), d["attachment_signatures"].dump().c_str(),
+                  d["vertex_location_mask"].get<uint32_t>());
+    }
+    if (router["prewarm"].is_null()) std::printf("prewarm order: none (no PREWARM section)\n");
+    else std::printf("prewarm order: %s exact pipelines\n", router["prewarm"]["pipelines"].dump().c_str());
     if (summary.contains("report")) std::printf("report: %s\n", text_of(summary["report"]).c_str());
     if (summary.contains("driver_caches")) {
       std::printf("driver caches: %zu\n", summary["driver_caches"].size());

@@ -172,8 +172,9 @@ int main(int argc, char** argv) {
       "verify",
       "Re-check a bundle, trusting nothing its writer claims: section checksums, the index (hashes, order, "
       "directory, every key found), every module (decompression, checksum, spirv-val, stage), every pipeline "
-      "recipe (key, module stages and references, vertex inputs, layout) and every stored admission result. "
-      "Exit 0 only when all hold.");
+      "recipe (key, module stages and references, vertex inputs, layout), every dynamic-state fallback recipe "
+      "(family, modules, signature, order, layout) and the prewarm order (exact pipelines, each once), and every "
+      "stored admission result. Exit 0 only when all hold.");
   verify_cmd->add_option("bundle", verify.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
   verify_cmd->add_flag("--json", verify.json, "Print the checks as JSON");
 
@@ -184,14 +185,17 @@ int main(int argc, char** argv) {
   CLI::App* coverage_cmd = report_cmd->add_subcommand(
       "coverage",
       "How the bundle serves the draws of traces (its own, or a new capture): per draw and per first use (what "
-      "stalls), served exact / by a fallback family / uncovered by reason, the frames with the most uncovered "
-      "first uses. A release gate with --fail-under.");
+      "stalls), served exact / by a fallback family's pipeline for the host state / by its dynamic-state fallback "
+      "pipeline for the attachment signature (needs VK_EXT_extended_dynamic_state 1/2/3 + "
+      "VK_EXT_vertex_input_dynamic_state) / uncovered by reason, the frames with the most uncovered first uses. "
+      "A release gate with --fail-under.");
   coverage_cmd->add_option("bundle", coverage.bundle, "Bundle file (.sbk)")->required()->check(CLI::ExistingFile);
   coverage_cmd->add_option("--traces", coverage.traces, "Traces to check (default: the ones the bundle was built from)")
       ->check(CLI::ExistingFile);
   coverage_cmd->add_option("--fail-under", coverage.fail_under,
-                           "Exit 1 when the share of first uses served (exact or fallback) is below PERCENT (a number "
-                           "from 0 to 100), or when there is no first use to measure or a trace could not be used")
+                           "Exit 1 when the share of first uses served (exact, fallback or dynamic fallback) is below "
+                           "PERCENT (a number from 0 to 100), or when there is no first use to measure or a trace "
+                           "could not be used")
       ->check(kPercent);
   coverage_cmd->add_option("--html", coverage.html, "Also write a self-contained HTML page with charts")
       ->check(kNonEmptyPath);

@@ -26,9 +26,13 @@ namespace shaderbake::cli {
 namespace {
 
 nlohmann::ordered_json counts_json(const report::Counts& c) {
-  return {{"total", c.total()},         {"exact", c.exact},
-          {"fallback", c.fallback},     {"uncovered", c.uncovered},
-          {"covered_percent", c.covered_percent()}, {"uncovered_by_reason", c.uncovered_by_reason}};
+  return {{"total", c.total()},
+          {"exact", c.exact},
+          {"fallback", c.fallback},
+          {"dynamic_fallback", c.dynamic_fallback},
+          {"uncovered", c.uncovered},
+          {"covered_percent", c.covered_percent()},
+          {"uncovered_by_reason", c.uncovered_by_reason}};
 }
 
 // Opens the bundle for counting: exit 3 when it cannot be opened, or when a section, record or the index
@@ -103,21 +107,22 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
                           const nlohmann::json& replay) {
   const size_t frames = result.frames.size();
   const size_t buckets = std::min<size_t>(frames, 200);
-  std::vector<std::array<double, 3>> bars(buckets, {0, 0, 0});
+  std::vector<std::array<double, 4>> bars(buckets, {0, 0, 0, 0});
   for (size_t i = 0; i < frames; ++i) {
     auto& b = bars[i * buckets / std::max<size_t>(frames, 1)];
     b[0] += static_cast<double>(result.frames[i].first_uses.exact);
     b[1] += static_cast<double>(result.frames[i].first_uses.fallback);
-    b[2] += static_cast<double>(result.frames[i].first_uses.uncovered);
+    b[2] += static_cast<double>(result.frames[i].first_uses.dynamic_fallback);
+    b[3] += static_cast<double>(result.frames[i].first_uses.uncovered);
   }
   double peak = 1;
-  for (const auto& b : bars) peak = std::max(peak, b[0] + b[1] + b[2]);
+  for (const auto& b : bars) peak = std::max(peak, b[0] + b[1] + b[2] + b[3]);
   const double width = 800, height = 240, bar = buckets ? width / static_cast<double>(buckets) : width;
   std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='820' height='270' font-family='sans-serif' font-size='11'>";
-  static const char* const kColours[3] = {"#2e7d32", "#f9a825", "#c62828"};
+  static const char* const kColours[4] = {"#2e7d32", "#f9a825", "#1565c0", "#c62828"};
   for (size_t i = 0; i < buckets; ++i) {
     double y = height;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       const double h = bars[i][k] / peak * height;
       if (h <= 0) continue;
       y -= h;
@@ -137,15 +142,22 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
   std::string page = "<!doctype html><html><head><meta charset='utf-8'><title>shaderbake coverage</title></head><body "
                      "style='font-family:sans-serif;max-width:860px'>";
   page += "<h1>Coverage of " + html_escape(summary["bundle"].get<std::string>()) + "</h1>";
-  char line[400];
+  char line[600];
   std::snprintf(line, sizeof line,
-                "<p>First uses (what stalls): <b>%.2f%%</b> served (%s exact, %s fallback, %s uncovered). Draws: %.2f%% served.</p>",
+                "<p>First uses (what stalls): <b>%.2f%%</b> served (%s exact, %s fallback, %s dynamic fallback, %s "
+                "uncovered). Draws: %.2f%% served.</p>",
                 summary["first_uses"]["covered_percent"].get<double>(), summary["first_uses"]["exact"].dump().c_str(),
-                summary["first_uses"]["fallback"].dump().c_str(), summary["first_uses"]["uncovered"].dump().c_str(),
-                summary["draws"]["covered_percent"].get<double>());
+                summary["first_uses"]["fallback"].dump().c_str(), summary["first_uses"]["dynamic_fallback"].dump().c_str(),
+                summary["first_uses"]["uncovered"].dump().c_str(), summary["draws"]["covered_percent"].get<double>());
   page += line;
+  page += summary["router_data"].get<bool>()
+              ? "<p>Dynamic fallback: the family's dynamic-state fallback pipeline for the draw's attachment signature, "
+                "which needs VK_EXT_extended_dynamic_state 1/2/3 and VK_EXT_vertex_input_dynamic_state.</p>"
+              : "<p>The bundle has no router data (no DYNAMIC_FALLBACKS section): per-host-state fallback pipelines "
+                "only.</p>";
   page += "<h2>First uses over frames</h2><p><span style='color:#2e7d32'>&#9632; exact</span> "
-          "<span style='color:#f9a825'>&#9632; fallback</span> <span style='color:#c62828'>&#9632; uncovered</span></p>" + svg;
+          "<span style='color:#f9a825'>&#9632; fallback</span> <span style='color:#1565c0'>&#9632; dynamic fallback</span> "
+          "<span style='color:#c62828'>&#9632; uncovered</span></p>" + svg;
   page += "<h2>Uncovered first uses by reason</h2><table border='1' cellpadding='4' style='border-collapse:collapse'>"
           "<tr><th>reason</th><th>first uses</th><th>draws</th></tr>";
   for (const auto& [reason, n] : result.first_uses.uncovered_by_reason) {
@@ -207,6 +219,7 @@ int run_report_coverage(const ReportOptions& options) {
   out["traces"] = traces;
   out["draws"] = counts_json(result.draws);
   out["first_uses"] = counts_json(result.first_uses);
+  out["router_data"] = result.router_data;
   out["frames"] = result.frames.size();
   uint64_t frames_with_uncovered = 0;
   for (const auto& f : result.frames) frames_with_uncovered += f.first_uses.uncovered > 0;
@@ -255,12 +268,19 @@ int run_report_coverage(const ReportOptions& options) {
     print_json(out);
   } else {
     auto line = [](const char* what, const report::Counts& c) {
-      std::printf("%-11s %10llu: %6.2f%% served (%llu exact, %llu fallback), %llu uncovered\n", what,
-                  static_cast<unsigned long long>(c.total()), c.covered_percent(), static_cast<unsigned long long>(c.exact),
-                  static_cast<unsigned long long>(c.fallback), static_cast<unsigned long long>(c.uncovered));
+      std::printf("%-11s %10llu: %6.2f%% served (%llu exact, %llu fallback, %llu dynamic fallback), %llu uncovered\n",
+                  what, static_cast<unsigned long long>(c.total()), c.covered_percent(),
+                  static_cast<unsigned long long>(c.exact), static_cast<unsigned long long>(c.fallback),
+                  static_cast<unsigned long long>(c.dynamic_fallback), static_cast<unsigned long long>(c.uncovered));
     };
     line("draws", result.draws);
     line("first uses", result.first_uses);
+    if (!result.router_data)
+      std::printf("  no router data: the bundle has no DYNAMIC_FALLBACKS section (format 2.0): per-host-state "
+                  "fallback pipelines only\n");
+    else if (result.draws.dynamic_fallback > 0)
+      std::printf("  dynamic fallback: the family's dynamic-state fallback pipeline for the attachment signature; "
+                  "needs VK_EXT_extended_dynamic_state 1/2/3 + VK_EXT_vertex_input_dynamic_state\n");
     for (const auto& [reason, n] : result.first_uses.uncovered_by_reason)
       std::printf("  uncovered first uses, %-32s %llu (%llu draws)\n", reason.c_str(), static_cast<unsigned long long>(n),
                   static_cast<unsigned long long>(result.draws.uncovered_by_reason.at(reason)));

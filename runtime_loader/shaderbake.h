@@ -45,7 +45,8 @@ typedef enum sbk_result {
   SBK_ERROR_VERSION = -4,          /* a bundle format major, guest model or key schema this header does not speak */
   SBK_ERROR_CORRUPT = -5,          /* a size, offset, checksum or record of the bundle is wrong (or truncated) */
   SBK_ERROR_IO = -6,               /* the file cannot be opened, sized or mapped */
-  SBK_ERROR_OUT_OF_MEMORY = -7     /* a decompression context could not be allocated */
+  SBK_ERROR_OUT_OF_MEMORY = -7,    /* memory (host, or a decompression context) could not be allocated */
+  SBK_ERROR_DEVICE = -8            /* a Vulkan call failed (shaderbake_router.h: the VkResult is reported beside it) */
 } sbk_result;
 
 /* A short, static, human-readable name for a result code. Never NULL. */
@@ -355,7 +356,7 @@ SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_S
 SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out);
 
 
-/* ---- bundle loader (format v1; schemas/bundle.md is the normative byte layout) -----------------------
+/* ---- bundle loader (format 2; schemas/bundle.md is the normative byte layout) -----------------------
  * A bundle holds, for the keys a build met: specializations (exact key -> exact fragment module, or why
  * there is none, and the admission result), fallback families (family key -> ubershader module) and
  * pipelines (pipeline key -> complete recipe: vertex + fragment module, layout contract; the host state is
@@ -373,7 +374,7 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
  * and change nothing. */
 
 #define SBK_BUNDLE_FORMAT_MAJOR 2
-#define SBK_BUNDLE_FORMAT_MINOR 0
+#define SBK_BUNDLE_FORMAT_MINOR 1
 #define SBK_BUNDLE_HEADER_SIZE 64
 #define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
 #define SBK_BUNDLE_MAX_SECTIONS 64
@@ -383,6 +384,10 @@ SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KE
 #define SBK_BUNDLE_INDEX_ENTRY_SIZE 32
 #define SBK_BUNDLE_LAYOUT_SIZE 272
 #define SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE 48 /* DRIVER_CACHE: u32 count, u32 reserved, then 48-byte entries */
+#define SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE 264 /* DYNAMIC_FALLBACKS: count, location mask, 16 x 4 defaults */
+#define SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE 64          /* then one recipe per (family, attachment signature) */
+#define SBK_BUNDLE_PREWARM_ENTRY_SIZE 8              /* PREWARM: u32 count, u32 reserved, then 8-byte entries */
+#define SBK_VERTEX_LOCATIONS 16
 #define SBK_BUNDLE_MAX_DIRECTORY_BITS 24
 #define SBK_MAX_LAYOUT_BINDINGS 16
 #define SBK_NO_MODULE 0xFFFFFFFFu
@@ -398,7 +403,9 @@ typedef enum sbk_section_type {
   SBK_SECTION_LAYOUTS = 7,      /* pipeline layout contracts */
   SBK_SECTION_REPORT = 8,       /* build report: one zstd frame of JSON */
   SBK_SECTION_DRIVER_CACHE = 9, /* VkPipelineCache blobs per device (optional) */
-  SBK_SECTION_TYPE_COUNT = 10
+  SBK_SECTION_DYNAMIC_FALLBACKS = 10, /* dynamic-state fallback pipeline recipes, vertex defaults (optional; 2.1) */
+  SBK_SECTION_PREWARM = 11,           /* first-use order of the exact pipelines (optional; 2.1) */
+  SBK_SECTION_TYPE_COUNT = 12
 } sbk_section_type;
 
 /* Why an entry has no module (SBK_STATUS_READY: it has one). */
@@ -580,6 +587,66 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
                                            uint32_t driver_version, const uint8_t pipeline_cache_uuid[16],
                                            const void** data, size_t* size);
 
+/* ---- router data (format 2.1; schemas/bundle.md, DYNAMIC_FALLBACKS and PREWARM) ----------------------
+ * Both sections are optional: a 2.0 bundle has neither, and a renderer then serves a host state no pipeline
+ * key names with the per-host-state fallback pipelines only. Open checks each section's size against its count;
+ * every other rule is checked by the calls below, on use. */
+
+/* The attachment signature of a host state: what a dynamic-state fallback pipeline cannot take at draw time. */
+typedef struct sbk_attachment_signature {
+  uint32_t color_count;
+  uint32_t color_formats[SBK_MAX_COLOR_ATTACHMENTS]; /* 0 past color_count */
+  uint32_t depth_format;                            /* 0 = none */
+  uint32_t samples;
+} sbk_attachment_signature;
+
+/* Fills the signature of a host state (zeroes unused entries): comparable with memcmp. color_count is copied
+ * as it is (a count above SBK_MAX_COLOR_ATTACHMENTS, an invalid state, then matches no recipe); at most
+ * SBK_MAX_COLOR_ATTACHMENTS formats are read. */
+SBK_API void sbk_attachment_signature_of(const sbk_host_state* host, sbk_attachment_signature* out);
+
+/* A dynamic-state fallback pipeline: with VK_EXT_extended_dynamic_state 1/2/3 and
+ * VK_EXT_vertex_input_dynamic_state, one pipeline of these modules and layout serves every host state of the
+ * family whose attachment signature is `signature`; the rest of the host state is set at the draw. The vertex
+ * module reads every location of the bundle's location mask (location L = semantic L); a location the host
+ * state supplies no attribute for is fed its default (sbk_bundle_vertex_defaults). */
+typedef struct sbk_dynamic_fallback {
+  uint32_t family_entry, vertex_module, fragment_module, layout;
+  sbk_attachment_signature signature;
+} sbk_dynamic_fallback;
+
+/* 0 when the bundle has no DYNAMIC_FALLBACKS section (a 2.0 bundle). */
+SBK_API uint32_t sbk_bundle_dynamic_fallback_count(const sbk_bundle* bundle);
+/* Recipe `index`; SBK_ERROR_CORRUPT when a field breaks a rule (indices out of range, family entry not a ready
+   family, fragment module not the family's, vertex module not a vertex module, bad counts/samples, nonzero
+   reserved or padding). SBK_NOT_FOUND for an index at or past the count. The recipes carry no check of their
+   own, so each call first verifies the DYNAMIC_FALLBACKS section's checksum (64 bytes a recipe: O(section
+   size), as sbk_bundle_layout does), and then reads the family entry's record and the vertex module's row:
+   meant to be called when a pipeline is created, not per draw. On any result but SBK_OK, *out is zeroed. */
+SBK_API sbk_result sbk_bundle_dynamic_fallback(const sbk_bundle* bundle, uint32_t index, sbk_dynamic_fallback* out);
+/* Binary search for (family_entry, signature): SBK_OK fills *out (and *index_out if not NULL); SBK_NOT_FOUND is the
+   normal miss (also with no section); SBK_ERROR_CORRUPT when a recipe met breaks a rule. No allocation. The
+   section's checksum is verified first, as above. On any result but SBK_OK, *out is zeroed and *index_out (if not
+   NULL) is 0xFFFFFFFF. */
+SBK_API sbk_result sbk_bundle_find_dynamic_fallback(const sbk_bundle* bundle, uint32_t family_entry,
+                                                    const sbk_attachment_signature* signature,
+                                                    sbk_dynamic_fallback* out, uint32_t* index_out);
+/* The location mask and per-location defaults; SBK_NOT_FOUND without the section; SBK_ERROR_CORRUPT when a
+   default is not finite or a location outside the mask is not zero (also: the section's checksum does not match,
+   or the mask has a bit at or above SBK_VERTEX_LOCATIONS). On any result but SBK_OK, both outputs are zeroed. */
+SBK_API sbk_result sbk_bundle_vertex_defaults(const sbk_bundle* bundle, uint32_t* location_mask,
+                                              float defaults[SBK_VERTEX_LOCATIONS][4]);
+/* 0 when the bundle has no PREWARM section. */
+SBK_API uint32_t sbk_bundle_prewarm_count(const sbk_bundle* bundle);
+/* Position `position` of the prewarm order: SBK_ERROR_CORRUPT when the entry is out of range, not an exact pipeline
+   entry, or reserved is not 0. SBK_NOT_FOUND for a position at or past the count (also with no section). The
+   pipeline entry is read through sbk_bundle_entry_at (its record's check and key hash) on every call; the
+   section's own checksum is not (sbk_bundle_check_sections covers it), so damage the rules let through can only
+   name another exact pipeline of the bundle or another frame: what a prewarm creates is always one of its
+   recipes. On any result but SBK_OK, *pipeline_entry is 0xFFFFFFFF and *first_frame 0. */
+SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t position, uint32_t* pipeline_entry,
+                                         uint32_t* first_frame);
+
 /* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
  * *consumed gets its length. SBK_ERROR_INVALID_STATE unless the bytes are exactly what the encoder writes
  * for the decoded state (so a damaged encoding is refused rather than half-read). */
@@ -676,6 +743,7 @@ SBK_API const char* sbk_result_name(sbk_result result) {
     case SBK_ERROR_CORRUPT: return "corrupt or truncated bundle";
     case SBK_ERROR_IO: return "I/O error";
     case SBK_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case SBK_ERROR_DEVICE: return "Vulkan device error";
   }
   return "unknown result";
 }
@@ -1318,6 +1386,21 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
     b->layout_count = sbk__get_u32(layouts);
     if (b->section_size[SBK_SECTION_LAYOUTS] != 8u + (uint64_t)b->layout_count * SBK_BUNDLE_LAYOUT_SIZE)
       return SBK_ERROR_CORRUPT;
+    /* The optional fixed-size tables of format 2.1, when present. */
+    if (b->section_offset[SBK_SECTION_DYNAMIC_FALLBACKS] != 0) {
+      const uint64_t size = b->section_size[SBK_SECTION_DYNAMIC_FALLBACKS];
+      if (size < SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE ||
+          size != SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE +
+                      (uint64_t)sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_DYNAMIC_FALLBACKS)) *
+                          SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE)
+        return SBK_ERROR_CORRUPT;
+    }
+    if (b->section_offset[SBK_SECTION_PREWARM] != 0) {
+      const uint64_t size = b->section_size[SBK_SECTION_PREWARM];
+      if (size < 8u ||
+          size != 8u + (uint64_t)sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_PREWARM)) * SBK_BUNDLE_PREWARM_ENTRY_SIZE)
+        return SBK_ERROR_CORRUPT;
+    }
   }
   return SBK_OK;
 }
@@ -2152,6 +2235,193 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
     return SBK_ERROR_CORRUPT;
   *data = blob;
   *size = (size_t)length;
+  return SBK_OK;
+}
+
+/* ---- router data (DYNAMIC_FALLBACKS, PREWARM) ---- */
+
+SBK_API void sbk_attachment_signature_of(const sbk_host_state* host, sbk_attachment_signature* out) {
+  uint32_t i;
+  SBK_ASSERT(host != NULL && out != NULL);
+  memset(out, 0, sizeof *out);
+  out->color_count = host->color_count;
+  for (i = 0; i < host->color_count && i < SBK_MAX_COLOR_ATTACHMENTS; ++i) out->color_formats[i] = host->color_formats[i];
+  out->depth_format = host->depth_format;
+  out->samples = host->samples;
+}
+
+/* The DYNAMIC_FALLBACKS section once its checksum holds (the recipes and defaults have no check of their own):
+ * SBK_NOT_FOUND when absent. *count is what open checked the section's size against. */
+static sbk_result sbk__dynamic_fallbacks(const sbk_bundle* b, const uint8_t** section, uint32_t* count) {
+  const uint64_t size = b->section_size[SBK_SECTION_DYNAMIC_FALLBACKS];
+  *section = NULL;
+  *count = 0;
+  if (b->section_offset[SBK_SECTION_DYNAMIC_FALLBACKS] == 0) return SBK_NOT_FOUND;
+  if (XXH3_64bits(sbk__section_bytes(b, SBK_SECTION_DYNAMIC_FALLBACKS), (size_t)size) !=
+      b->section_checksum[SBK_SECTION_DYNAMIC_FALLBACKS])
+    return SBK_ERROR_CORRUPT;
+  *section = sbk__section_bytes(b, SBK_SECTION_DYNAMIC_FALLBACKS);
+  *count = (uint32_t)((size - SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE) / SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE);
+  return SBK_OK;
+}
+
+static const uint8_t* sbk__recipe_bytes(const uint8_t* section, uint32_t index) {
+  return section + SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE + (uint64_t)index * SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE;
+}
+
+/* The order recipes are sorted in: family entry, then the u32 fields of bytes 16..63 in order. -1/0/1 like memcmp,
+ * comparing the recipe at `r` with the probed family entry and signature (its reserved field counted as 0). */
+static int sbk__compare_recipe(const uint8_t* r, uint32_t family_entry, const sbk_attachment_signature* s) {
+  uint32_t want[13], i;
+  want[0] = family_entry;
+  want[1] = s->color_count;
+  want[2] = s->samples;
+  want[3] = s->depth_format;
+  want[4] = 0;
+  for (i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) want[5 + i] = s->color_formats[i];
+  for (i = 0; i < 13; ++i) {
+    const uint32_t have = sbk__get_u32(r + (i == 0 ? 0u : 12u + 4u * i));
+    if (have != want[i]) return have < want[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+/* Reads and checks recipe `index` of a checksum-verified section (schemas/bundle.md, DYNAMIC_FALLBACKS). */
+static sbk_result sbk__read_recipe(const sbk_bundle* b, const uint8_t* section, uint32_t index,
+                                   sbk_dynamic_fallback* out) {
+  const uint8_t* r = sbk__recipe_bytes(section, index);
+  sbk_dynamic_fallback d;
+  sbk_entry family;
+  sbk_module_info vertex;
+  uint32_t i;
+  memset(&d, 0, sizeof d);
+  d.family_entry = sbk__get_u32(r);
+  d.vertex_module = sbk__get_u32(r + 4);
+  d.fragment_module = sbk__get_u32(r + 8);
+  d.layout = sbk__get_u32(r + 12);
+  d.signature.color_count = sbk__get_u32(r + 16);
+  d.signature.samples = sbk__get_u32(r + 20);
+  d.signature.depth_format = sbk__get_u32(r + 24);
+  if (d.signature.color_count > SBK_MAX_COLOR_ATTACHMENTS || sbk__get_u32(r + 28) != 0u) return SBK_ERROR_CORRUPT;
+  if (d.signature.samples == 0u || d.signature.samples > 64u || (d.signature.samples & (d.signature.samples - 1u)) != 0u)
+    return SBK_ERROR_CORRUPT;
+  for (i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) {
+    d.signature.color_formats[i] = sbk__get_u32(r + 32 + 4 * i);
+    if (i >= d.signature.color_count && d.signature.color_formats[i] != 0u) return SBK_ERROR_CORRUPT;
+  }
+  if (d.layout >= b->layout_count) return SBK_ERROR_CORRUPT;
+  if (sbk_bundle_module_info(b, d.vertex_module, &vertex) != SBK_OK || vertex.stage != 1u) return SBK_ERROR_CORRUPT;
+  if (sbk_bundle_entry_at(b, d.family_entry, &family) != SBK_OK || family.kind != SBK_KEY_KIND_FAMILY ||
+      family.status != SBK_STATUS_READY || family.fragment_module != d.fragment_module)
+    return SBK_ERROR_CORRUPT;
+  *out = d;
+  return SBK_OK;
+}
+
+SBK_API uint32_t sbk_bundle_dynamic_fallback_count(const sbk_bundle* bundle) {
+  SBK_ASSERT(bundle != NULL);
+  if (bundle->section_offset[SBK_SECTION_DYNAMIC_FALLBACKS] == 0) return 0;
+  return (uint32_t)((bundle->section_size[SBK_SECTION_DYNAMIC_FALLBACKS] - SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE) /
+                    SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE);
+}
+
+SBK_API sbk_result sbk_bundle_dynamic_fallback(const sbk_bundle* bundle, uint32_t index, sbk_dynamic_fallback* out) {
+  const uint8_t* section;
+  uint32_t count;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && out != NULL);
+  memset(out, 0, sizeof *out);
+  if (index >= sbk_bundle_dynamic_fallback_count(bundle)) return SBK_NOT_FOUND;
+  r = sbk__dynamic_fallbacks(bundle, &section, &count);
+  if (r != SBK_OK) return r;
+  return sbk__read_recipe(bundle, section, index, out);
+}
+
+SBK_API sbk_result sbk_bundle_find_dynamic_fallback(const sbk_bundle* bundle, uint32_t family_entry,
+                                                    const sbk_attachment_signature* signature,
+                                                    sbk_dynamic_fallback* out, uint32_t* index_out) {
+  const uint8_t* section;
+  uint32_t count, low = 0, high;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && signature != NULL && out != NULL);
+  memset(out, 0, sizeof *out);
+  if (index_out != NULL) *index_out = 0xFFFFFFFFu;
+  r = sbk__dynamic_fallbacks(bundle, &section, &count);
+  if (r != SBK_OK) return r;
+  high = count;
+  while (low < high) {
+    const uint32_t mid = low + (high - low) / 2u;
+    sbk_dynamic_fallback met;
+    int c;
+    /* Every recipe met is held to the rules: a damaged one could steer the search anywhere. */
+    r = sbk__read_recipe(bundle, section, mid, &met);
+    if (r != SBK_OK) return r;
+    c = sbk__compare_recipe(sbk__recipe_bytes(section, mid), family_entry, signature);
+    if (c < 0) {
+      low = mid + 1u;
+    } else if (c > 0) {
+      high = mid;
+    } else {
+      *out = met;
+      if (index_out != NULL) *index_out = mid;
+      return SBK_OK;
+    }
+  }
+  return SBK_NOT_FOUND;
+}
+
+SBK_API sbk_result sbk_bundle_vertex_defaults(const sbk_bundle* bundle, uint32_t* location_mask,
+                                              float defaults[SBK_VERTEX_LOCATIONS][4]) {
+  const uint8_t* section;
+  float values[SBK_VERTEX_LOCATIONS][4];
+  uint32_t count, mask, l, c;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && location_mask != NULL && defaults != NULL);
+  *location_mask = 0;
+  memset(defaults, 0, sizeof values);
+  r = sbk__dynamic_fallbacks(bundle, &section, &count);
+  if (r != SBK_OK) return r;
+  mask = sbk__get_u32(section + 4);
+  if ((mask >> SBK_VERTEX_LOCATIONS) != 0u) return SBK_ERROR_CORRUPT;
+  for (l = 0; l < SBK_VERTEX_LOCATIONS; ++l) {
+    for (c = 0; c < 4; ++c) {
+      const uint32_t bits = sbk__get_u32(section + 8 + 16 * l + 4 * c);
+      if (((bits >> 23) & 0xFFu) == 0xFFu) return SBK_ERROR_CORRUPT; /* infinity or NaN */
+      if (!((mask >> l) & 1u) && bits != 0u) return SBK_ERROR_CORRUPT;
+      memcpy(&values[l][c], &bits, sizeof bits);
+    }
+  }
+  *location_mask = mask;
+  memcpy(defaults, values, sizeof values);
+  return SBK_OK;
+}
+
+SBK_API uint32_t sbk_bundle_prewarm_count(const sbk_bundle* bundle) {
+  SBK_ASSERT(bundle != NULL);
+  if (bundle->section_offset[SBK_SECTION_PREWARM] == 0) return 0;
+  return (uint32_t)((bundle->section_size[SBK_SECTION_PREWARM] - 8u) / SBK_BUNDLE_PREWARM_ENTRY_SIZE);
+}
+
+SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t position, uint32_t* pipeline_entry,
+                                         uint32_t* first_frame) {
+  const uint8_t* section;
+  const uint8_t* e;
+  sbk_entry entry;
+  uint32_t index;
+  SBK_ASSERT(bundle != NULL && pipeline_entry != NULL && first_frame != NULL);
+  *pipeline_entry = 0xFFFFFFFFu;
+  *first_frame = 0;
+  if (position >= sbk_bundle_prewarm_count(bundle)) return SBK_NOT_FOUND;
+  section = sbk__section_bytes(bundle, SBK_SECTION_PREWARM);
+  if (sbk__get_u32(section + 4) != 0u) return SBK_ERROR_CORRUPT;
+  e = section + 8u + (uint64_t)position * SBK_BUNDLE_PREWARM_ENTRY_SIZE;
+  index = sbk__get_u32(e);
+  /* Byte 2 of a pipeline key is its route (schemas/keys.md). */
+  if (sbk_bundle_entry_at(bundle, index, &entry) != SBK_OK || entry.kind != SBK_KEY_KIND_PIPELINE ||
+      entry.key_size < 6u || entry.key[2] != SBK_ROUTE_EXACT)
+    return SBK_ERROR_CORRUPT;
+  *pipeline_entry = index;
+  *first_frame = sbk__get_u32(e + 4);
   return SBK_OK;
 }
 

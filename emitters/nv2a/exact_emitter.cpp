@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <string>
 
 namespace shaderbake::nv2a {
@@ -265,6 +266,25 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
   return out;
 }
 
+namespace {
+
+// A GLSL float literal of `v` (shortest round-trip digits, always with a '.' or an exponent: "1.0", "0.5").
+std::string glsl_float(float v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+  std::string out(text, ec == std::errc() ? end : text);
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+// vec4(x) when the four components are equal, else vec4(x, y, z, w).
+std::string glsl_vec4(const std::array<float, 4>& v) {
+  if (v[0] == v[1] && v[1] == v[2] && v[2] == v[3]) return "vec4(" + glsl_float(v[0]) + ")";
+  return "vec4(" + glsl_float(v[0]) + ", " + glsl_float(v[1]) + ", " + glsl_float(v[2]) + ", " + glsl_float(v[3]) + ")";
+}
+
+}  // namespace
+
 uint32_t vertex_semantic_mask(const sbk_host_state& host) {
   uint32_t mask = 0;
   for (uint32_t i = 0; i < host.attribute_count && i < SBK_MAX_VERTEX_ATTRIBUTES; ++i)
@@ -275,14 +295,11 @@ uint32_t vertex_semantic_mask(const sbk_host_state& host) {
 std::string emit_vertex_shader(uint32_t mask, uint32_t varyings) {
   static const char* const kNames[SBK_SEMANTIC_COUNT] = {"position", "diffuse", "specular", "fog",
                                                          "texcoord0", "texcoord1", "texcoord2", "texcoord3"};
-  static const char* const kDefaults[SBK_SEMANTIC_COUNT] = {
-      "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(1.0)", "vec4(0.0)", "vec4(1.0)",
-      "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)", "vec4(0.0, 0.0, 0.0, 1.0)"};
   // Varying location l carries semantic l + 1 (v0 = diffuse, v1 = specular, fog, texcoord0-3).
   static const char* const kVaryings[7] = {"vec4 out_v0", "vec4 out_v1", "float out_fog", "vec4 out_tex0",
                                            "vec4 out_tex1", "vec4 out_tex2", "vec4 out_tex3"};
   std::string out = "#version 450\n// shaderbake nv2a pass-through vertex shader\n";
-  auto value = [&](uint32_t s) { return ((mask >> s) & 1) ? std::string("a_") + kNames[s] : std::string(kDefaults[s]); };
+  auto value = [&](uint32_t s) { return ((mask >> s) & 1) ? std::string("a_") + kNames[s] : glsl_vec4(kSemanticDefaults[s]); };
   for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s)
     if ((mask >> s) & 1) out += "layout(location = " + std::to_string(s) + ") in vec4 a_" + kNames[s] + ";\n";
   for (uint32_t l = 0; l < 7; ++l)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,10 +29,26 @@ inline constexpr int kExactEmitterVersion = 1;
 // texture codes read as NONE.
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
 
+// What a vertex semantic reads when the host supplies no attribute for it, per sbk_vertex_semantic: position
+// (0,0,0,1), diffuse white, specular black, fog 1, texcoords (0,0,0,1). The one table both the pass-through
+// shader's constants and a bundle's DYNAMIC_FALLBACKS defaults come from, so the two always agree.
+inline constexpr std::array<std::array<float, 4>, SBK_SEMANTIC_COUNT> kSemanticDefaults = {{
+    {0.0f, 0.0f, 0.0f, 1.0f},  // position
+    {1.0f, 1.0f, 1.0f, 1.0f},  // diffuse
+    {0.0f, 0.0f, 0.0f, 0.0f},  // specular
+    {1.0f, 1.0f, 1.0f, 1.0f},  // fog
+    {0.0f, 0.0f, 0.0f, 1.0f},  // texcoord0
+    {0.0f, 0.0f, 0.0f, 1.0f},  // texcoord1
+    {0.0f, 0.0f, 0.0f, 1.0f},  // texcoord2
+    {0.0f, 0.0f, 0.0f, 1.0f},  // texcoord3
+}};
+
+// Every semantic: the mask of a vertex shader that reads all of them (a dynamic-state fallback pipeline's).
+inline constexpr uint32_t kAllSemantics = (1u << SBK_SEMANTIC_COUNT) - 1u;
+
 // Emits the pass-through vertex shader of a host vertex layout: each present semantic is read at the
 // location equal to its sbk_vertex_semantic value and passed on to the fragment inputs of the layout
-// contract; a missing semantic passes its default (diffuse white, specular black, fog 1, texcoords
-// (0,0,0,1), position (0,0,0,1)). `semantic_mask` has bit s set when semantic s is present;
+// contract; a missing semantic passes its default (kSemanticDefaults). `semantic_mask` has bit s set when semantic s is present;
 // `varying_mask` has bit l set for each fragment input location l (0-6) the fragment shader reads: only
 // those are written, so the stage interface matches exactly (the vertex interface of a pipeline).
 std::string emit_vertex_shader(uint32_t semantic_mask, uint32_t varying_mask);

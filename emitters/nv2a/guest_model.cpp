@@ -67,6 +67,17 @@ Result<std::string> Nv2aGuestModel::vertex_source(const sbk_host_state& host,
   return emit_vertex_shader(vertex_semantic_mask(host), fragment_varyings(fragment));
 }
 
+Result<std::string> Nv2aGuestModel::dynamic_vertex_source(const compile::Reflection& fragment) const {
+  return emit_vertex_shader(kAllSemantics, fragment_varyings(fragment));
+}
+
+VertexAttributeDefaults Nv2aGuestModel::vertex_attribute_defaults() const {
+  VertexAttributeDefaults out;
+  out.location_mask = kAllSemantics;
+  for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s) out.values[s] = kSemanticDefaults[s];
+  return out;
+}
+
 std::string Nv2aGuestModel::vertex_emitter_id() const { return "nv2a-vertex/" + std::to_string(kExactEmitterVersion); }
 
 uint32_t Nv2aGuestModel::rejection_code(std::string_view reason) const {

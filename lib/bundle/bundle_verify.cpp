@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
@@ -60,12 +61,14 @@ class Failures {
 uint64_t align8(uint64_t v) { return (v + 7) & ~uint64_t{7}; }
 
 // Reserved fields are written as zero; a reader of a later minor version may give them a meaning, so only a
-// 2.0 bundle is held to the zero.
-bool reserved_must_be_zero(const sbk_bundle& b) { return sbk_bundle_format_minor(&b) == 0; }
+// bundle of a minor this code knows (2.0, 2.1) is held to the zero.
+bool reserved_must_be_zero(const sbk_bundle& b) { return sbk_bundle_format_minor(&b) <= SBK_BUNDLE_FORMAT_MINOR; }
 
 std::string section_name(uint32_t type) {
-  static const char* const kNames[] = {"?",           "META",       "INDEX",   "RECORDS", "MODULES",
-                                       "MODULE_DATA", "DICTIONARY", "LAYOUTS", "REPORT",  "DRIVER_CACHE"};
+  static const char* const kNames[] = {"?",          "META",         "INDEX",           "RECORDS",
+                                       "MODULES",    "MODULE_DATA",  "DICTIONARY",      "LAYOUTS",
+                                       "REPORT",     "DRIVER_CACHE", "DYNAMIC_FALLBACKS", "PREWARM"};
+  static_assert(std::size(kNames) == SBK_SECTION_TYPE_COUNT);
   return type > 0 && type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "section type " + std::to_string(type);
 }
 
@@ -136,6 +139,137 @@ std::vector<sbk_entry> readable_entries(const sbk_bundle& b) {
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&b); ++i) {
     sbk_entry e;
     if (sbk_bundle_entry_at(&b, i, &e) == SBK_OK) out.push_back(e);
+  }
+  return out;
+}
+
+// The dynamic-state fallback recipes that read (damaged ones are the dynamic_fallbacks check's to report).
+std::vector<sbk_dynamic_fallback> readable_dynamic_fallbacks(const sbk_bundle& b) {
+  std::vector<sbk_dynamic_fallback> out;
+  for (uint32_t i = 0; i < sbk_bundle_dynamic_fallback_count(&b); ++i) {
+    sbk_dynamic_fallback d;
+    if (sbk_bundle_dynamic_fallback(&b, i, &d) == SBK_OK) out.push_back(d);
+  }
+  return out;
+}
+
+// Why recipe `r` (its 64 bytes) breaks the rules the loader refused it for, rule by rule (schemas/bundle.md,
+// DYNAMIC_FALLBACKS): what a failure line names.
+std::vector<std::string> recipe_rules_broken(const sbk_bundle& b, const uint8_t* r) {
+  std::vector<std::string> out;
+  const uint32_t family = load_u32_le(r), vertex = load_u32_le(r + 4), fragment = load_u32_le(r + 8),
+                 layout = load_u32_le(r + 12), colors = load_u32_le(r + 16), samples = load_u32_le(r + 20);
+  sbk_entry entry;
+  if (sbk_bundle_entry_at(&b, family, &entry) != SBK_OK)
+    out.push_back("its family entry " + std::to_string(family) + " is no readable entry of the index");
+  else if (entry.kind != SBK_KEY_KIND_FAMILY || entry.status != SBK_STATUS_READY)
+    out.push_back("its family entry " + std::to_string(family) + " is not a ready family");
+  else if (entry.fragment_module != fragment)
+    out.push_back("its fragment module " + std::to_string(fragment) + " is not the family's (" +
+                  std::to_string(entry.fragment_module) + ")");
+  sbk_module_info info;
+  if (sbk_bundle_module_info(&b, vertex, &info) != SBK_OK || info.stage != kStageVertex)
+    out.push_back("its vertex module " + std::to_string(vertex) + " is not a readable vertex module");
+  if (layout >= sbk_bundle_layout_count(&b))
+    out.push_back("its layout " + std::to_string(layout) + " is past the layout count");
+  if (colors > SBK_MAX_COLOR_ATTACHMENTS) out.push_back("colour attachment count " + std::to_string(colors) + " (at most 8)");
+  if (samples == 0 || samples > 64 || (samples & (samples - 1)) != 0)
+    out.push_back("samples " + std::to_string(samples) + " (1, 2, 4, ... 64)");
+  if (load_u32_le(r + 28) != 0) out.push_back("the reserved field (bytes 28-31) is not zero");
+  for (uint32_t i = std::min<uint32_t>(colors, SBK_MAX_COLOR_ATTACHMENTS); i < SBK_MAX_COLOR_ATTACHMENTS; ++i)
+    if (load_u32_le(r + 32 + 4 * i) != 0) {
+      out.push_back("colour format " + std::to_string(i) + " past the count is not zero");
+      break;
+    }
+  if (out.empty()) out.push_back("the loader refuses it");
+  return out;
+}
+
+// "dynamic_fallbacks": the DYNAMIC_FALLBACKS section (only when the bundle has one), with the module pass's facts.
+std::optional<VerifyCheck> check_dynamic_fallbacks(const sbk_bundle& b, const std::vector<ModuleFacts>& facts) {
+  uint64_t size = 0;
+  const uint8_t* section = sbk_bundle_section(&b, SBK_SECTION_DYNAMIC_FALLBACKS, &size);
+  if (section == nullptr) return std::nullopt;
+  VerifyCheck out{"dynamic_fallbacks", 0, {}};
+  Failures failures(out);
+  uint32_t mask = 0;
+  float defaults[SBK_VERTEX_LOCATIONS][4];
+  const sbk_result defaults_read = sbk_bundle_vertex_defaults(&b, &mask, defaults);
+  if (defaults_read != SBK_OK)
+    failures.add("defaults", std::string("vertex defaults: a default is not finite, a location outside the mask is not "
+                                         "zero or the mask names a location past 15 (") +
+                                 sbk_result_name(defaults_read) + ")");
+  const uint32_t count = sbk_bundle_dynamic_fallback_count(&b);
+  for (uint32_t i = 0; i < count; ++i) {
+    ++out.checked;
+    const std::string name = "dynamic fallback " + std::to_string(i);
+    const uint8_t* r = section + SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE + uint64_t{i} * SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE;
+    // Sorted by (family entry, then the u32 fields of bytes 16..63), each (family, signature) once.
+    if (i > 0) {
+      const uint8_t* previous = r - SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE;
+      int order = 0;
+      for (uint32_t f = 0; f < 13 && order == 0; ++f) {
+        const uint64_t at = f == 0 ? 0 : 12 + 4 * f;
+        const uint32_t a = load_u32_le(previous + at), c = load_u32_le(r + at);
+        order = a < c ? -1 : a > c ? 1 : 0;
+      }
+      if (order >= 0)
+        failures.add("recipe order", name + ": " + (order == 0 ? "the same family and attachment signature as recipe "
+                                                               : "not after recipe ") +
+                                         std::to_string(i - 1) + " (sorted by family entry, then signature; each once)");
+    }
+    sbk_dynamic_fallback d;
+    if (const sbk_result read = sbk_bundle_dynamic_fallback(&b, i, &d); read != SBK_OK) {
+      for (const std::string& rule : recipe_rules_broken(b, r)) failures.add("recipe rule", name + ": " + rule);
+      continue;
+    }
+    const sbk_attachment_signature& s = d.signature;
+    for (uint32_t c = 0; c < s.color_count; ++c)
+      if (!known(vulkan_names::color_formats(), s.color_formats[c]))
+        failures.add("recipe formats", name + ": colour attachment " + std::to_string(c) + " has format " +
+                                           std::to_string(s.color_formats[c]) + ", not one the trace format names");
+    if (!known(vulkan_names::depth_formats(), s.depth_format))
+      failures.add("recipe formats", name + ": depth format " + std::to_string(s.depth_format) +
+                                         " is not one the trace format names");
+    const ModuleFacts& vertex = facts[d.vertex_module];
+    const ModuleFacts& fragment = facts[d.fragment_module];
+    if (!vertex.usable || !fragment.usable) {
+      failures.add("recipe modules", name + ": uses a module that failed the module checks (module " +
+                                         std::to_string(vertex.usable ? d.fragment_module : d.vertex_module) + ")");
+      continue;
+    }
+    if (vertex.stage != kStageVertex || fragment.stage != kStageFragment) {
+      failures.add("recipe modules", name + ": its modules are a " + stage_name(vertex.stage) + " and a " +
+                                         stage_name(fragment.stage) + " shader, not a vertex and a fragment shader");
+      continue;
+    }
+    // The vertex module may read every location of the mask (a renderer feeds each one, the defaults where the
+    // host state has no attribute) and nothing else.
+    for (const auto& input : vertex.reflection.inputs)
+      if (defaults_read == SBK_OK && (input.location >= SBK_VERTEX_LOCATIONS || !((mask >> input.location) & 1)))
+        failures.add("recipe inputs", name + ": the vertex module reads location " + std::to_string(input.location) +
+                                          ", outside the vertex location mask");
+    for (const auto& input : fragment.reflection.inputs) {
+      const auto& outputs = vertex.reflection.outputs;
+      const auto written = std::find_if(outputs.begin(), outputs.end(),
+                                        [&](const compile::Reflection::Variable& o) { return o.location == input.location; });
+      if (written == outputs.end() || written->components < input.components)
+        failures.add("recipe interface", name + ": the fragment module reads " + std::to_string(input.components) +
+                                             " components at location " + std::to_string(input.location) +
+                                             " that the vertex module does not write");
+    }
+    auto wanted_layout = layout_contract(vertex.reflection, fragment.reflection);
+    sbk_layout stored;
+    const sbk_result layout_read = sbk_bundle_layout(&b, d.layout, &stored);
+    if (!wanted_layout)
+      failures.add("recipe layout", name + ": its modules need no layout a contract can describe: " +
+                                        wanted_layout.error().message);
+    else if (layout_read != SBK_OK)
+      failures.add("recipe layout", name + ": its layout " + std::to_string(d.layout) + " cannot be read: " +
+                                        sbk_result_name(layout_read));
+    else if (contract_of(stored) != *wanted_layout)
+      failures.add("recipe layout", name + ": its layout " + std::to_string(d.layout) +
+                                        " is not the one its modules require");
   }
   return out;
 }
@@ -398,6 +532,10 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   std::vector<bool> wanted(module_count, scope == ModuleScope::every_module);
   for (const sbk_entry& e : entries)
     if (e.kind == SBK_KEY_KIND_PIPELINE) wanted[e.vertex_module] = wanted[e.fragment_module] = true;
+  // A dynamic-state fallback recipe reaches a driver too (a renderer's router creates it); the loader
+  // guarantees a readable recipe's module indices are below the module count.
+  const std::vector<sbk_dynamic_fallback> dynamic = readable_dynamic_fallbacks(b);
+  for (const sbk_dynamic_fallback& d : dynamic) wanted[d.vertex_module] = wanted[d.fragment_module] = true;
 
   std::vector<ModuleFacts> facts(module_count);
   const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
@@ -533,7 +671,34 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   std::vector<VerifyCheck> out;
   out.push_back(std::move(modules));
   out.push_back(std::move(recipes));
+  if (std::optional<VerifyCheck> d = check_dynamic_fallbacks(b, facts)) out.push_back(std::move(*d));
   return out;
+}
+
+// ---- prewarm ----
+
+std::vector<VerifyCheck> check_prewarm(const sbk_bundle& b) {
+  uint64_t size = 0;
+  if (sbk_bundle_section(&b, SBK_SECTION_PREWARM, &size) == nullptr) return {};
+  VerifyCheck out{"prewarm", 0, {}};
+  Failures failures(out);
+  std::map<uint32_t, uint32_t> position_of;  // pipeline entry -> its first position
+  for (uint32_t p = 0; p < sbk_bundle_prewarm_count(&b); ++p) {
+    ++out.checked;
+    const std::string name = "prewarm position " + std::to_string(p);
+    uint32_t entry = 0, frame = 0;
+    if (const sbk_result r = sbk_bundle_prewarm_at(&b, p, &entry, &frame); r != SBK_OK) {
+      failures.add("prewarm entry", name + ": not an exact pipeline entry of the index, or the reserved field is not zero (" +
+                                        sbk_result_name(r) + ")");
+      continue;
+    }
+    if (const auto [it, inserted] = position_of.emplace(entry, p); !inserted)
+      failures.add("prewarm unique", name + ": pipeline entry " + std::to_string(entry) + " is already at position " +
+                                         std::to_string(it->second) + " (each exact pipeline at most once)");
+  }
+  std::vector<VerifyCheck> checks;
+  checks.push_back(std::move(out));
+  return checks;
 }
 
 // ---- specializations ----
@@ -629,6 +794,7 @@ std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b) {
   for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::every_module)) checks.push_back(std::move(c));
   checks.push_back(check_specializations(b));
   for (VerifyCheck& c : check_driver_caches(b)) checks.push_back(std::move(c));
+  for (VerifyCheck& c : check_prewarm(b)) checks.push_back(std::move(c));
   checks.push_back(check_metadata(b));
   return checks;
 }
@@ -642,6 +808,7 @@ std::vector<VerifyCheck> check_before_driver(const sbk_bundle& b) {
   checks.push_back(check_index(b));
   checks.push_back(check_layouts(b));
   for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::pipeline_modules)) checks.push_back(std::move(c));
+  for (VerifyCheck& c : check_prewarm(b)) checks.push_back(std::move(c));
   return checks;
 }
 

@@ -63,7 +63,20 @@ enum class ModuleScope { every_module, pipeline_modules };
 // fragment key's own record names, the vertex module reads only attributes the host state provides, the
 // fragment module reads only locations the vertex module writes (with as many components), and its layout index
 // names exactly the layout contract the two modules' reflection requires.
+// With a DYNAMIC_FALLBACKS section, a third family follows, "dynamic_fallbacks": the vertex defaults read
+// (sbk_bundle_vertex_defaults); every recipe reads through the loader (sbk_bundle_dynamic_fallback: family entry
+// a ready family whose module is the recipe's fragment module, vertex module of stage vertex, layout index in
+// range, counts, samples, reserved and padding), and a refused one is named rule by rule; recipes are strictly
+// sorted by (family entry, signature fields), so each (family, signature) appears once; the signature's formats
+// are ones the trace format names; both modules passed the module checks (the pipeline_modules scope includes
+// them: a router hands them to a driver), the vertex module reads only locations of the mask, the fragment
+// module only what the vertex module writes, and the layout is exactly the contract their reflection requires.
 std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& bundle, ModuleScope scope);
+
+// "prewarm": every position of the PREWARM order reads (sbk_bundle_prewarm_at: an exact pipeline entry of the
+// index, the reserved field zero) and names a pipeline no earlier position names. Only when the bundle has the
+// section (nothing otherwise).
+std::vector<VerifyCheck> check_prewarm(const sbk_bundle& bundle);
 
 // "specializations": each exact or family entry's module is a fragment shader, each exact key decodes as nv2a's
 // and its stored admission result is what the runtime header's admission says now (nv2a bundles).
@@ -80,13 +93,14 @@ VerifyCheck check_metadata(const sbk_bundle& bundle);
 // ---- what commands run ----
 
 // `shaderbake verify`: every family above over the whole bundle, in the order sections, index, layouts,
-// modules, recipes, specializations, driver_caches, metadata.
+// modules, recipes, dynamic_fallbacks, specializations, driver_caches, prewarm, metadata.
 std::vector<VerifyCheck> verify_bundle(const sbk_bundle& bundle);
 std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle);
 
 // What must hold before any pipeline of `bundle` is handed to a Vulkan driver (`shaderbake warm` runs it after
-// opening the file and before it opens a device): "sections", then "index", "layouts", and "modules" +
-// "recipes" over the modules pipeline entries name. Vulkan requires valid SPIR-V, matching interfaces and a
+// opening the file and before it opens a device): "sections", then "index", "layouts", "modules" + "recipes"
+// (+ "dynamic_fallbacks") over the modules pipeline entries and dynamic-state fallback recipes name, and
+// "prewarm" (what a router creates ahead of demand). Vulkan requires valid SPIR-V, matching interfaces and a
 // layout that matches the shaders, and a driver need not check any of it (lavapipe crashes on such a bundle),
 // so every module goes through spirv-val: milliseconds a module, far below the driver's own compilation. The
 // index is checked because warm rewrites the bundle with fresh checksums and must not certify a broken one.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -450,6 +451,23 @@ void BundleBuilder::add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId
   e.layout = layout;
 }
 
+void BundleBuilder::add_dynamic_fallback(std::span<const uint8_t> family_key, ModuleId vertex, ModuleId fragment,
+                                         const LayoutContract& layout, const sbk_attachment_signature& signature) {
+  dynamic_fallbacks_.push_back({{family_key.begin(), family_key.end()}, vertex, fragment, layout, signature});
+}
+
+void BundleBuilder::set_vertex_defaults(uint32_t location_mask,
+                                        const std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS>& defaults) {
+  vertex_defaults_.emplace(location_mask, defaults);
+}
+
+void BundleBuilder::add_prewarm(std::span<const uint8_t> pipeline_key, int64_t first_frame) {
+  const uint32_t frame = first_frame < 0 ? 0u
+                         : first_frame > int64_t{UINT32_MAX} ? UINT32_MAX
+                                                             : static_cast<uint32_t>(first_frame);
+  prewarm_.push_back({{pipeline_key.begin(), pipeline_key.end()}, frame});
+}
+
 Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& options, WriteStats* stats) const {
   // ---- canonical orders: everything below depends only on the content ----
   std::vector<const Entry*> entries;
@@ -473,6 +491,7 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   std::map<LayoutContract, uint32_t> layout_index;
   for (const Entry* e : entries)
     if (e->layout) layout_index.emplace(*e->layout, 0);
+  for (const DynamicFallback& d : dynamic_fallbacks_) layout_index.emplace(d.layout, 0);
   {
     uint32_t i = 0;
     for (auto& [layout, index] : layout_index) index = i++;
@@ -627,6 +646,11 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     sections[SBK_SECTION_INDEX] = std::move(index.data());
     sections[SBK_SECTION_RECORDS] = std::move(records.data());
   }
+  {
+    auto router = router_sections(entries, module_index, layout_index);
+    if (!router) return std::move(router).error();
+    for (auto& [type, bytes] : *router) sections[type] = std::move(bytes);
+  }
   if (!report_.empty()) {
     std::vector<uint8_t> out(ZSTD_compressBound(report_.size()));
     const size_t n = ZSTD_compress(out.data(), out.size(), report_.data(), report_.size(), 19);
@@ -660,6 +684,103 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
     stats->bundle_bytes = assembled->size();
   }
   return assembled;
+}
+
+Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::router_sections(
+    const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
+    const std::map<LayoutContract, uint32_t>& layout_index) const {
+  auto error = [](const char* reason, std::string message) {
+    return Error{ErrorKind::internal, reason, std::move(message), {}};
+  };
+  std::map<uint32_t, std::vector<uint8_t>> out;
+  // Keys resolve to entry indices in the final (sorted) index order.
+  std::unordered_map<std::string_view, uint32_t> position;
+  for (uint32_t i = 0; i < entries.size(); ++i)
+    position.emplace(std::string_view(reinterpret_cast<const char*>(entries[i]->key.data()), entries[i]->key.size()), i);
+  auto find = [&](const std::vector<uint8_t>& key) -> const Entry* {
+    const auto it = position.find(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
+    return it == position.end() ? nullptr : entries[it->second];
+  };
+  auto index_of = [&](const std::vector<uint8_t>& key) {
+    return position.at(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
+  };
+
+  if (!dynamic_fallbacks_.empty() && !vertex_defaults_)
+    return error("vertex_defaults_missing", "dynamic-state fallback recipes were added without vertex defaults");
+  if (vertex_defaults_) {
+    const auto& [mask, defaults] = *vertex_defaults_;
+    if ((mask >> SBK_VERTEX_LOCATIONS) != 0)
+      return error("bad_vertex_defaults", "the vertex location mask " + std::to_string(mask) + " names a location past 15");
+    for (uint32_t l = 0; l < SBK_VERTEX_LOCATIONS; ++l)
+      for (float v : defaults[l])
+        if (!std::isfinite(v) || (!((mask >> l) & 1) && (v != 0.0f || std::signbit(v))))
+          return error("bad_vertex_defaults", "the default of vertex location " + std::to_string(l) +
+                                                  " is not finite, or not +0 outside the mask");
+    // (family entry, the recipe's u32 fields 16..63): the order the section is sorted and searched in.
+    using RecipeOrder = std::array<uint32_t, 13>;
+    std::vector<std::pair<RecipeOrder, const DynamicFallback*>> recipes;
+    for (const DynamicFallback& d : dynamic_fallbacks_) {
+      const Entry* family = find(d.family_key);
+      if (family == nullptr || family->key.size() < 2 || family->key[1] != SBK_KEY_KIND_FAMILY ||
+          family->status != SBK_STATUS_READY || family->fragment != d.fragment)
+        return error("dynamic_fallback_family", "a dynamic-state fallback recipe of family " + KeyHash::of(d.family_key).to_hex() +
+                                                    " names no ready family entry with its fragment module");
+      const auto vertex = modules_.find(d.vertex);
+      if (vertex == modules_.end() || vertex->second.stage != 0x1)  // VK_SHADER_STAGE_VERTEX_BIT
+        return error("dynamic_fallback_vertex", "a dynamic-state fallback recipe names no vertex module of the bundle");
+      const sbk_attachment_signature& s = d.signature;
+      bool valid = s.color_count <= SBK_MAX_COLOR_ATTACHMENTS && s.samples != 0 && s.samples <= 64 &&
+                   (s.samples & (s.samples - 1)) == 0;
+      for (uint32_t i = s.color_count; valid && i < SBK_MAX_COLOR_ATTACHMENTS; ++i) valid = s.color_formats[i] == 0;
+      if (!valid)
+        return error("bad_signature", "a dynamic-state fallback recipe's attachment signature is not one a host state has");
+      RecipeOrder order{index_of(d.family_key), s.color_count, s.samples, s.depth_format, 0};
+      for (uint32_t i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) order[5 + i] = s.color_formats[i];
+      recipes.emplace_back(order, &d);
+    }
+    std::sort(recipes.begin(), recipes.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 1; i < recipes.size(); ++i)
+      if (recipes[i].first == recipes[i - 1].first)
+        return error("duplicate_dynamic_fallback", "two dynamic-state fallback recipes for one family and attachment signature");
+    ByteWriter w;
+    w.u32(static_cast<uint32_t>(recipes.size()));
+    w.u32(mask);
+    for (const auto& location : defaults)
+      for (float v : location) {
+        uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        w.u32(bits);
+      }
+    for (const auto& [order, d] : recipes) {
+      w.u32(order[0]);
+      w.u32(module_index.at(d->vertex));
+      w.u32(module_index.at(d->fragment));
+      w.u32(layout_index.at(d->layout));
+      for (size_t f = 1; f < order.size(); ++f) w.u32(order[f]);
+    }
+    out[SBK_SECTION_DYNAMIC_FALLBACKS] = std::move(w.data());
+  }
+
+  if (!prewarm_.empty()) {
+    ByteWriter w;
+    w.u32(static_cast<uint32_t>(prewarm_.size()));
+    w.u32(0);
+    std::vector<bool> taken(entries.size(), false);
+    for (const Prewarm& p : prewarm_) {
+      const Entry* e = find(p.pipeline_key);
+      if (e == nullptr || e->key.size() < 3 || e->key[1] != SBK_KEY_KIND_PIPELINE || e->key[2] != SBK_ROUTE_EXACT)
+        return error("prewarm_key", "prewarm key " + KeyHash::of(p.pipeline_key).to_hex() + " is no exact pipeline of the bundle");
+      const uint32_t index = index_of(p.pipeline_key);
+      if (taken[index])
+        return error("duplicate_prewarm", "pipeline " + e->hash.to_hex() + " is in the prewarm order twice");
+      taken[index] = true;
+      w.u32(index);
+      w.u32(p.first_frame);
+    }
+    out[SBK_SECTION_PREWARM] = std::move(w.data());
+  }
+  return out;
 }
 
 Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,

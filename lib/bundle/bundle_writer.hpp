@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/core/key_hash.hpp"
@@ -76,7 +77,9 @@ struct WriteStats {
 
 // Collects a bundle's content in any order and serialises it (schemas/bundle.md). The output depends only on
 // the set of things added, never on the order of the calls or the thread count: modules are ordered by
-// content hash, layouts by value, entries by key hash (then key bytes). Not thread-safe.
+// content hash, layouts by value, entries by key hash (then key bytes), dynamic-state fallback recipes by
+// (family entry, attachment signature). The one order that is content is the prewarm order: the order of the
+// add_prewarm calls. Not thread-safe.
 class BundleBuilder {
  public:
   explicit BundleBuilder(BundleIdentity identity) : identity_(std::move(identity)) {}
@@ -93,6 +96,21 @@ class BundleBuilder {
   // Pipeline key -> a complete recipe.
   void add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId vertex, ModuleId fragment,
                     const LayoutContract& layout);
+
+  // A dynamic-state fallback recipe (DYNAMIC_FALLBACKS): the pipeline of `family_key`'s family for every host
+  // state whose attachment signature is `signature`. The family must be added as ready with `fragment` as its
+  // module, `vertex` must be a vertex module, and the signature one a host state can have (sbk_attachment_signature_of
+  // of a valid host state); set_vertex_defaults must be called too. A bundle with any of these has the section.
+  void add_dynamic_fallback(std::span<const uint8_t> family_key, ModuleId vertex, ModuleId fragment,
+                            const LayoutContract& layout, const sbk_attachment_signature& signature);
+  // The location mask and defaults of the recipes' vertex modules (finite values, zero outside the mask, no
+  // bit at or above SBK_VERTEX_LOCATIONS). Calling it gives the bundle a DYNAMIC_FALLBACKS section, with or
+  // without recipes.
+  void set_vertex_defaults(uint32_t location_mask,
+                           const std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS>& defaults);
+  // Appends an exact pipeline (added with add_pipeline, exact route) to the prewarm order (PREWARM), with the
+  // frame of its first draw (clamped to 0..2^32-1). Each key at most once. Any call gives the bundle the section.
+  void add_prewarm(std::span<const uint8_t> pipeline_key, int64_t first_frame);
 
   void set_report(std::string json) { report_ = std::move(json); }
 
@@ -113,11 +131,29 @@ class BundleBuilder {
     uint32_t rejection = 0;
   };
 
+  struct DynamicFallback {
+    std::vector<uint8_t> family_key;
+    ModuleId vertex, fragment;
+    LayoutContract layout;
+    sbk_attachment_signature signature;
+  };
+  struct Prewarm {
+    std::vector<uint8_t> pipeline_key;
+    uint32_t first_frame;
+  };
+
   Entry& new_entry(std::span<const uint8_t> key);
+  // The DYNAMIC_FALLBACKS and PREWARM sections (those there is content for), over the entries in index order.
+  Result<std::map<uint32_t, std::vector<uint8_t>>> router_sections(
+      const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
+      const std::map<LayoutContract, uint32_t>& layout_index) const;
 
   BundleIdentity identity_;
   std::map<ModuleId, Module> modules_;
   std::vector<Entry> entries_;
+  std::vector<DynamicFallback> dynamic_fallbacks_;
+  std::optional<std::pair<uint32_t, std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS>>> vertex_defaults_;
+  std::vector<Prewarm> prewarm_;
   std::string report_;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,6 +21,13 @@ struct ProgramKeys {
   std::vector<uint8_t> family_key;  // only what the fallback ubershader cannot take at run time
   // Why the fallback route may not serve this program (admission's reason), or empty when it is admitted.
   std::string rejection;
+};
+
+// The vertex locations a guest's vertex stage can read, and what each reads when a host state supplies no
+// attribute there: the DYNAMIC_FALLBACKS section's location mask and defaults (schemas/bundle.md).
+struct VertexAttributeDefaults {
+  uint32_t location_mask = 0;                                        // bit L: location L can be read
+  std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS> values{};  // finite; zero outside the mask
 };
 
 // What lib/ needs to know of a guest model: how to read its records. Implemented per model in emitters/
@@ -51,6 +59,13 @@ class GuestModel {
   // The pass-through vertex shader of a pipeline: a function of the host's vertex attributes and of the
   // inputs the fragment module reads (together, the pipeline's vertex interface).
   virtual Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const = 0;
+  // The vertex shader of a dynamic-state fallback pipeline: reads every location the guest can supply
+  // (vertex_attribute_defaults().location_mask; location = semantic) and writes what `fragment` reads, so one
+  // module serves any vertex layout the host sets at draw time (absent locations are fed their defaults).
+  virtual Result<std::string> dynamic_vertex_source(const compile::Reflection& fragment) const = 0;
+  // The location mask and defaults that vertex shader's inputs assume: a location the host supplies no
+  // attribute for must read exactly what vertex_source's shader passes for a missing semantic.
+  virtual VertexAttributeDefaults vertex_attribute_defaults() const = 0;
   virtual std::string vertex_emitter_id() const = 0;
 
   // The stable number of an admission reason (a ProgramKeys::rejection name) that bundles store; 0 is

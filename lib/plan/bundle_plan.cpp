@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "lib/plan/bundle_plan.hpp"
 
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/plan/compile_plan.hpp"
@@ -26,6 +29,30 @@ BuildFailure pipeline_failure(std::span<const uint8_t> key, Error error) {
   const std::string hex = KeyHash::of(key).to_hex();
   error.message = "pipeline key " + hex + ": " + error.message;
   return {"pipeline", hex, std::move(error)};
+}
+
+BuildFailure dynamic_fallback_failure(std::span<const uint8_t> family_key, Error error) {
+  const std::string hex = KeyHash::of(family_key).to_hex();
+  error.message = "dynamic-state fallback of family " + hex + ": " + error.message;
+  return {"dynamic_fallback", hex, std::move(error)};
+}
+
+using SignatureOrder = std::array<uint32_t, 3 + SBK_MAX_COLOR_ATTACHMENTS>;
+
+// A signature as the u32 fields the DYNAMIC_FALLBACKS section sorts by (count, samples, depth, formats), and back.
+SignatureOrder signature_order(const sbk_attachment_signature& s) {
+  SignatureOrder o{s.color_count, s.samples, s.depth_format};
+  for (uint32_t i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) o[3 + i] = s.color_formats[i];
+  return o;
+}
+
+sbk_attachment_signature signature_of_order(const SignatureOrder& o) {
+  sbk_attachment_signature s{};
+  s.color_count = o[0];
+  s.samples = o[1];
+  s.depth_format = o[2];
+  for (uint32_t i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) s.color_formats[i] = o[3 + i];
+  return s;
 }
 
 compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::string_view phase) {
@@ -91,6 +118,14 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   std::vector<compile::CompileJob> vertex_jobs;
   std::map<std::string, size_t> vertex_job_of_source;
   const std::string vertex_emitter = model.vertex_emitter_id();
+  auto vertex_job = [&](const std::string& source) {
+    auto [job, inserted] = vertex_job_of_source.try_emplace(source, vertex_jobs.size());
+    if (inserted) vertex_jobs.push_back({compile::ShaderStage::vertex, source, vertex_emitter});
+    return job->second;
+  };
+  // The attachment signatures of every drawn host state (each drawn pair has an exact pipeline key), in the
+  // order the recipes are sorted by after the family entry.
+  std::set<SignatureOrder> signatures;
   for (const KeyInterner* keys : {&census.pipeline_keys(), &census.fallback_pipeline_keys()}) {
     for (uint32_t i = 0; i < keys->size(); ++i) {
       const auto key = keys->bytes(i);
@@ -101,6 +136,11 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       if (sbk_decode_pipeline_key(key.data(), key.size(), &route, &fragment_key, &fragment_size, &host) != SBK_OK)
         return Error{ErrorKind::internal, "bad_pipeline_key", "the census produced a pipeline key that does not decode", {}};
       const bool exact = route == SBK_ROUTE_EXACT;
+      if (exact) {
+        sbk_attachment_signature signature;
+        sbk_attachment_signature_of(&host, &signature);
+        signatures.insert(signature_order(signature));
+      }
       const auto& modules = exact ? exact_modules : family_modules;
       auto it = modules.find(std::string(fragment_key, fragment_key + fragment_size));
       if (it == modules.end() || !it->second->module) continue;  // its fragment failed: reported above
@@ -109,13 +149,31 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
         out.failures.push_back(pipeline_failure(key, std::move(source).error()));
         continue;
       }
-      auto [job, inserted] = vertex_job_of_source.try_emplace(*source, vertex_jobs.size());
-      if (inserted) vertex_jobs.push_back({compile::ShaderStage::vertex, *source, vertex_emitter});
-      pending.push_back({key, exact, it->second, job->second});
+      pending.push_back({key, exact, it->second, vertex_job(*source)});
     }
+  }
+  // Dynamic-state fallback pipelines: for each family with a ready ubershader, its vertex shader that reads
+  // every location the guest can supply, one recipe per drawn attachment signature.
+  struct PendingDynamic {
+    std::span<const uint8_t> family_key;
+    const PlannedModule* fragment;
+    size_t vertex_job;
+  };
+  std::vector<PendingDynamic> pending_dynamic;
+  for (uint32_t family : census.drawn_families()) {
+    const auto key = reader.family_keys().bytes(family);
+    const PlannedModule* m = family_modules.at(as_key(key));
+    if (!m->module) continue;  // its ubershader failed: reported above
+    auto source = model.dynamic_vertex_source(m->module->reflection);
+    if (!source) {
+      out.failures.push_back(dynamic_fallback_failure(key, std::move(source).error()));
+      continue;
+    }
+    pending_dynamic.push_back({key, m, vertex_job(*source)});
   }
   auto vertex_results = compile::compile_all(vertex_jobs, options.threads, options.cache,
                                              phase_progress(options, "vertex"));
+  std::unordered_set<std::string> has_recipe;  // exact pipeline keys with a recipe in the bundle
   std::vector<std::optional<bundle::ModuleId>> vertex_ids(vertex_results.size());
   for (size_t j = 0; j < vertex_results.size(); ++j)
     if (vertex_results[j]) vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv);
@@ -133,6 +191,33 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     }
     builder.add_pipeline(p.key, *vertex_ids[p.vertex_job], fragment_ids.at(p.fragment), *layout);
     ++(p.exact ? out.exact_pipelines : out.fallback_pipelines);
+    if (p.exact) has_recipe.insert(as_key(p.key));
+  }
+  const VertexAttributeDefaults defaults = model.vertex_attribute_defaults();
+  builder.set_vertex_defaults(defaults.location_mask, defaults.values);
+  for (const PendingDynamic& d : pending_dynamic) {
+    const auto& vertex = vertex_results[d.vertex_job];
+    if (!vertex) {
+      out.failures.push_back(dynamic_fallback_failure(d.family_key, vertex.error()));
+      continue;
+    }
+    auto layout = bundle::layout_contract(vertex->reflection, d.fragment->module->reflection);
+    if (!layout) {
+      out.failures.push_back(dynamic_fallback_failure(d.family_key, std::move(layout).error()));
+      continue;
+    }
+    for (const auto& order : signatures) {
+      builder.add_dynamic_fallback(d.family_key, *vertex_ids[d.vertex_job], fragment_ids.at(d.fragment), *layout,
+                                   signature_of_order(order));
+      ++out.dynamic_fallback_pipelines;
+    }
+  }
+  // The prewarm order: exact pipelines with a recipe, by first use.
+  const KeyInterner& exact_keys = census.pipeline_keys();
+  for (uint32_t i = 0; i < exact_keys.size(); ++i) {
+    if (!has_recipe.count(as_key(exact_keys.bytes(i)))) continue;
+    builder.add_prewarm(exact_keys.bytes(i), census.pipeline_first_frames()[i]);
+    ++out.prewarm_pipelines;
   }
 
   // The report: what went in, what came out, what failed. No timings: the bundle's bytes must not vary.
@@ -157,6 +242,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   report["families"] = out.families;
   report["exact_pipelines"] = out.exact_pipelines;
   report["fallback_pipelines"] = out.fallback_pipelines;
+  report["dynamic_fallback_pipelines"] = out.dynamic_fallback_pipelines;
+  report["prewarm_pipelines"] = out.prewarm_pipelines;
   report["unique_sources"] = out.unique_sources;
   report["vertex_modules"] = out.vertex_modules;
   report["rejections"] = rejections;

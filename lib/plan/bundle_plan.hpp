@@ -27,7 +27,7 @@ struct BundleBuildOptions {
 
 // One thing a build could not make, with the key it belongs to.
 struct BuildFailure {
-  std::string route;  // "exact", "fallback" or "pipeline"
+  std::string route;  // "exact", "fallback", "pipeline" or "dynamic_fallback"
   std::string key;    // hex of the key's hash
   Error error;
 };
@@ -39,6 +39,8 @@ struct BundleBuildResult {
   uint64_t families = 0;
   uint64_t exact_pipelines = 0;     // pipeline recipes on the exact route
   uint64_t fallback_pipelines = 0;  // and on the fallback route
+  uint64_t dynamic_fallback_pipelines = 0;  // dynamic-state fallback recipes: (family, attachment signature)
+  uint64_t prewarm_pipelines = 0;           // exact pipelines in the prewarm order
   uint64_t unique_sources = 0;      // distinct fragment sources compiled
   uint64_t vertex_modules = 0;
   std::vector<BuildFailure> failures;
@@ -47,7 +49,8 @@ struct BundleBuildResult {
 
 // Plans and builds the bundle of everything the census drew: the exact fragment module of each drawn program,
 // the ubershader of each admitted family, the vertex module and layout of each pipeline key, every one a
-// complete recipe. A module that fails is recorded (status in its specialization record, and in `failures`)
+// complete recipe; for each family with a ready ubershader a dynamic-state fallback recipe per attachment
+// signature of any drawn host state, and the prewarm order of the exact pipelines (first use). A module that fails is recorded (status in its specialization record, and in `failures`)
 // and the pipelines that needed it are left out; the rest go on. Deterministic: the bytes depend only on
 // the traces' content (and file names, in the report), never on thread timing or `threads`.
 Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,

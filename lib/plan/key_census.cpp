@@ -20,10 +20,10 @@ void KeyCensus::on_draw(const trace::DrawEvent& draw) {
   last_pair_file_ = draw.file;
   if (programs_per_file_.size() <= draw.file) programs_per_file_.resize(draw.file + 1);
   programs_per_file_[draw.file].insert(draw.program);
-  if (pairs_.insert(pair).second) add_pair(draw.program, draw.host);
+  if (pairs_.insert(pair).second) add_pair(draw.program, draw.host, draw.frame);
 }
 
-void KeyCensus::add_pair(uint32_t program, uint32_t host) {
+void KeyCensus::add_pair(uint32_t program, uint32_t host, int64_t frame) {
   if (program_drawn_.size() <= program) program_drawn_.resize(reader_.exact_keys().size(), false);
   if (!program_drawn_[program]) {
     program_drawn_[program] = true;
@@ -38,8 +38,10 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host) {
   }
   const sbk_host_state& host_state = reader_.host_state(host);
   // The reader only hands on host states the header accepted, so encoding cannot fail.
-  if (encode_pipeline_key(SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state, key_buffer_))
-    pipeline_keys_.intern(key_buffer_);
+  // A pair is new on its first draw, so a key's first intern is its first use.
+  if (encode_pipeline_key(SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), host_state, key_buffer_) &&
+      pipeline_keys_.intern(key_buffer_).inserted)
+    pipeline_first_frames_.push_back(frame);
   // Only admitted programs have a fallback route: a rejected one contributes no family and no fallback pipeline.
   if (!reader_.program_rejection()[program].empty()) return;
   const uint32_t family = reader_.program_family()[program];

@@ -47,17 +47,20 @@ class KeyCensus final : public trace::DrawConsumer {
 
   DedupeCounts counts() const;
 
-  // The exact pipeline keys and fallback pipeline keys met so far, in first-use order.
   // Programs (indices into the reader's exact_keys()) and families (into family_keys(), admitted programs
   // only) that at least one draw used, in first-use order.
   std::vector<uint32_t> drawn_programs() const;
   std::vector<uint32_t> drawn_families() const;
 
+  // The exact pipeline keys and fallback pipeline keys met so far, in first-use order.
   const KeyInterner& pipeline_keys() const { return pipeline_keys_; }
   const KeyInterner& fallback_pipeline_keys() const { return fallback_pipeline_keys_; }
+  // The frame number of the first draw of each exact pipeline key (indexed like pipeline_keys(), whose order is
+  // the first-use order across the traces: file order as read, then draw order).
+  const std::vector<int64_t>& pipeline_first_frames() const { return pipeline_first_frames_; }
 
  private:
-  void add_pair(uint32_t program, uint32_t host);
+  void add_pair(uint32_t program, uint32_t host, int64_t frame);
 
   const trace::TraceReader& reader_;
   const GuestModel* model_;
@@ -74,6 +77,7 @@ class KeyCensus final : public trace::DrawConsumer {
   uint32_t last_pair_file_ = UINT32_MAX;
   KeyInterner pipeline_keys_;
   KeyInterner fallback_pipeline_keys_;
+  std::vector<int64_t> pipeline_first_frames_;
   std::vector<uint8_t> key_buffer_;  // reused by add_pair
   // Distinct frames per file; the last (file, frame) short-cuts the common in-order case.
   std::vector<std::unordered_set<int64_t>> frames_;

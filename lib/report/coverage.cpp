@@ -6,10 +6,17 @@
 
 namespace shaderbake::report {
 
+CoverageCensus::CoverageCensus(const trace::TraceReader& reader, const sbk_bundle& bundle)
+    : reader_(reader), bundle_(bundle) {
+  uint64_t size = 0;
+  result_.router_data = sbk_bundle_section(&bundle, SBK_SECTION_DYNAMIC_FALLBACKS, &size) != nullptr;
+}
+
 void count(Counts& counts, Route route, const std::string& reason) {
   switch (route) {
     case Route::exact: ++counts.exact; break;
     case Route::fallback: ++counts.fallback; break;
+    case Route::dynamic_fallback: ++counts.dynamic_fallback; break;
     case Route::uncovered:
       ++counts.uncovered;
       ++counts.uncovered_by_reason[reason];
@@ -39,6 +46,21 @@ CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t ho
     const sbk_result family = sbk_bundle_find(&bundle_, family_key.data(), family_key.size(), &entry);
     family_known = family == SBK_OK && entry.status == SBK_STATUS_READY;
     damaged |= family < 0;
+    if (family_known && !damaged) {
+      sbk_attachment_signature signature;
+      sbk_attachment_signature_of(&state, &signature);
+      sbk_dynamic_fallback recipe;
+      uint32_t recipe_index = 0;
+      const sbk_result dynamic = sbk_bundle_find_dynamic_fallback(&bundle_, entry.index, &signature, &recipe, &recipe_index);
+      if (dynamic == SBK_OK) {
+        // One dynamic-state pipeline serves every host state of the family with this signature: its identity,
+        // for first uses, is the recipe (never equal to a pipeline key, whose first byte is 0).
+        key_buffer_.assign({0xFF, 'D'});
+        for (int i = 0; i < 4; ++i) key_buffer_.push_back(static_cast<uint8_t>(recipe_index >> (8 * i)));
+        return {Route::dynamic_fallback, "", pipelines_.intern(key_buffer_).index};
+      }
+      damaged |= dynamic < 0;
+    }
   }
   if (damaged) return {Route::uncovered, "bundle_corrupt", exact_index};
   const sbk_result specialization = sbk_bundle_find(&bundle_, exact_key.data(), exact_key.size(), &entry);

@@ -14,8 +14,11 @@
 
 namespace shaderbake::report {
 
-// How a bundle serves one draw: its exact pipeline, its fallback family's pipeline (+ packet), or nothing.
-enum class Route : uint8_t { exact, fallback, uncovered };
+// How a bundle serves one draw: its exact pipeline, its fallback family's pipeline for the host state (+ packet),
+// its family's dynamic-state fallback pipeline for the host state's attachment signature (+ packet, the rest of
+// the host state set at the draw: needs VK_EXT_extended_dynamic_state 1/2/3 and
+// VK_EXT_vertex_input_dynamic_state), or nothing.
+enum class Route : uint8_t { exact, fallback, dynamic_fallback, uncovered };
 
 // Why a draw is uncovered (stable names, counted in reports):
 //   compile_failure             its program was captured but its exact module failed to generate or compile
@@ -26,11 +29,15 @@ enum class Route : uint8_t { exact, fallback, uncovered };
 struct Counts {
   uint64_t exact = 0;
   uint64_t fallback = 0;
+  uint64_t dynamic_fallback = 0;
   uint64_t uncovered = 0;
   std::map<std::string, uint64_t> uncovered_by_reason;
-  uint64_t total() const { return exact + fallback + uncovered; }
-  // Served share in percent (100 when there is nothing to serve).
-  double covered_percent() const { return total() ? 100.0 * static_cast<double>(exact + fallback) / static_cast<double>(total()) : 100.0; }
+  uint64_t served() const { return exact + fallback + dynamic_fallback; }
+  uint64_t total() const { return served() + uncovered; }
+  // Served share in percent (100 when there is nothing to serve); dynamic_fallback counts as served.
+  double covered_percent() const {
+    return total() ? 100.0 * static_cast<double>(served()) / static_cast<double>(total()) : 100.0;
+  }
 };
 
 struct FrameCounts {
@@ -44,16 +51,21 @@ struct CoverageResult {
   Counts draws;
   Counts first_uses;
   std::vector<FrameCounts> frames;  // in trace order, one per (file, frame) run of draws
+  // The bundle has a DYNAMIC_FALLBACKS section (format 2.1 router data); without it no draw is dynamic_fallback.
+  bool router_data = false;
 };
 
 // Classifies every draw a TraceReader hands on against a bundle, through the runtime header exactly as a
-// renderer would: exact pipeline key probe, then admission + fallback pipeline key probe, then uncovered with
-// a reason. A first use is the first draw of a session (trace file) that needs a given pipeline (the exact
-// pipeline, the family's pipeline, or the one an uncovered draw would compile): what stalls. Every draw falls
-// in exactly one class. Memory grows with unique (program, host) pairs and frames, not with draws.
+// renderer's router would: exact pipeline key probe; else, for an admitted program, the fallback pipeline key of
+// its family and host state; else, when the family's entry is ready, the family's dynamic-state fallback recipe
+// for the host state's attachment signature (sbk_bundle_find_dynamic_fallback); else uncovered with a reason. A
+// first use is the first draw of a session (trace file) that needs a given pipeline (the exact pipeline, the
+// family's pipeline for the host state, the family's dynamic-state pipeline for the signature, or the one an
+// uncovered draw would compile): what stalls. Every draw falls in exactly one class. Memory grows with unique
+// (program, host) pairs and frames, not with draws.
 class CoverageCensus final : public trace::DrawConsumer {
  public:
-  CoverageCensus(const trace::TraceReader& reader, const sbk_bundle& bundle) : reader_(reader), bundle_(bundle) {}
+  CoverageCensus(const trace::TraceReader& reader, const sbk_bundle& bundle);
   void on_draw(const trace::DrawEvent& draw) override;
   const CoverageResult& result() const { return result_; }
 

@@ -293,6 +293,14 @@ Result<std::unique_ptr<Context>> Context::create(const ExecutorOptions& options,
       device_info.ppEnabledExtensionNames = &dynamic_rendering_extension;
     }
   }
+  std::vector<const char*> device_extensions(device_info.ppEnabledExtensionNames,
+                                             device_info.ppEnabledExtensionNames + device_info.enabledExtensionCount);
+  if (wanted_features.extend_device) {
+    device_info.pNext = wanted_features.extend_device(context->instance_, context->physical_device_,
+                                                      const_cast<void*>(device_info.pNext), device_extensions);
+    device_info.enabledExtensionCount = static_cast<uint32_t>(device_extensions.size());
+    device_info.ppEnabledExtensionNames = device_extensions.data();
+  }
   result = vkCreateDevice(context->physical_device_, &device_info, nullptr, &context->device_);
   if (result != VK_SUCCESS) return vk_call_error("vkCreateDevice", result);
   vkGetDeviceQueue(context->device_, context->queue_family_, 0, &context->queue_);

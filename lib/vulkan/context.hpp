@@ -4,6 +4,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,13 @@ struct DeviceFeatures {
   bool dynamic_rendering = false;
   // fillModeNonSolid (recipes may rasterize lines or points): enabled when the device has it.
   bool fill_mode_non_solid = false;
+  // Optional: more extensions and feature structs, chosen once the physical device is known. Called with the
+  // instance and the chosen physical device right before vkCreateDevice; it appends extension names to
+  // `extensions` and returns the head of a pNext chain whose last struct points to `next` (or `next` itself).
+  // What it returns and appends must stay valid until create() returns.
+  std::function<void*(VkInstance instance, VkPhysicalDevice physical_device, void* next,
+                      std::vector<const char*>& extensions)>
+      extend_device;
 };
 
 // The instance (with the validation layer's messenger when enabled), the chosen physical device, the
@@ -55,6 +63,7 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  VkInstance instance() const { return instance_; }
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }

@@ -31,6 +31,47 @@ uint32_t float32_components(uint32_t format) {
   }
 }
 
+// Writes the vertex value of a non-position attribute, {0.75, 0.5, 0.25, 0.625} by component, in `format`
+// (formats the trace schema has for attributes; any other stays zero). Values that are not zero make every
+// input of the combiners count in the pixels the read-back compares.
+void write_attribute_value(uint32_t format, uint8_t* out) {
+  static const float kValues[4] = {0.75f, 0.5f, 0.25f, 0.625f};
+  auto half = [](float v) {  // the values above, exactly: sign 0, exponent and 10-bit mantissa
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    const uint32_t exponent = (bits >> 23 & 0xFF) - 127 + 15;
+    return static_cast<uint16_t>(exponent << 10 | (bits >> 13 & 0x3FF));
+  };
+  uint32_t components = float32_components(format);
+  if (components != 0) {
+    std::memcpy(out, kValues, components * sizeof(float));
+    return;
+  }
+  switch (format) {
+    case VK_FORMAT_R8G8B8A8_UNORM:
+    case VK_FORMAT_B8G8R8A8_UNORM:
+      for (int c = 0; c < 4; ++c) out[c] = static_cast<uint8_t>(kValues[c] * 255.0f + 0.5f);
+      break;
+    case VK_FORMAT_R16G16_SNORM:
+    case VK_FORMAT_R16G16B16A16_SNORM:
+      components = format == VK_FORMAT_R16G16_SNORM ? 2 : 4;
+      for (uint32_t c = 0; c < components; ++c) {
+        const int16_t v = static_cast<int16_t>(kValues[c] * 32767.0f + 0.5f);
+        std::memcpy(out + 2 * c, &v, 2);
+      }
+      break;
+    case VK_FORMAT_R16G16_SFLOAT:
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+      components = format == VK_FORMAT_R16G16_SFLOAT ? 2 : 4;
+      for (uint32_t c = 0; c < components; ++c) {
+        const uint16_t v = half(kValues[c]);
+        std::memcpy(out + 2 * c, &v, 2);
+      }
+      break;
+    default: break;
+  }
+}
+
 }  // namespace
 
 void DrawBinding::set_sampler_dims(const sbk_nv2a_program& program) {
@@ -38,8 +79,9 @@ void DrawBinding::set_sampler_dims(const sbk_nv2a_program& program) {
     sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
 }
 
-Result<std::unique_ptr<FrameRenderer>> FrameRenderer::create(const VulkanDevice& device, const ReplayTrace& trace) {
-  std::unique_ptr<FrameRenderer> self(new FrameRenderer(device, trace));
+Result<std::unique_ptr<FrameRenderer>> FrameRenderer::create(const VulkanDevice& device, const ReplayTrace& trace,
+                                                             bool read_back_pixels) {
+  std::unique_ptr<FrameRenderer> self(new FrameRenderer(device, trace, read_back_pixels));
   if (Status s = self->create_resources(); !s) return std::move(s).error();
   return self;
 }
@@ -101,10 +143,13 @@ Result<vulkan::HostBuffer> FrameRenderer::create_buffer(VkDeviceSize size, VkBuf
 Result<FrameRenderer::Target> FrameRenderer::create_target(const sbk_host_state& host) {
   Target target;
   const auto samples = static_cast<VkSampleCountFlagBits>(host.samples);
+  // Read-back adds the copy source use to every colour target of the run (every mode of it alike).
+  const VkImageUsageFlags color_usage =
+      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (read_back_pixels_ ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0);
   for (uint32_t i = 0; i < host.color_count; ++i) {
     const auto format = static_cast<VkFormat>(host.color_formats[i]);
-    auto image = create_image(VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_2D, format, 1, samples,
-                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+    auto image = create_image(VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_2D, format, 1, samples, color_usage,
+                              VK_IMAGE_ASPECT_COLOR_BIT);
     if (!image) return std::move(image).error();
     target.colors.push_back(std::move(*image));
     target.color_formats.push_back(format);
@@ -120,7 +165,8 @@ Result<FrameRenderer::Target> FrameRenderer::create_target(const sbk_host_state&
 }
 
 // One vertex-buffer region per (host state, binding): three vertices at the binding's stride, the position
-// (where it is 32-bit float) a triangle that covers the target at depth 0.5, every other attribute zero.
+// (where it is 32-bit float) a triangle that covers the target at depth 0.5, every other attribute the same
+// fixed value at each vertex (write_attribute_value).
 Status FrameRenderer::prepare_vertex_data() {
   static const float kCorners[3][4] = {{-1, -1, 0.5f, 1}, {3, -1, 0.5f, 1}, {-1, 3, 0.5f, 1}};
   VkDeviceSize total = 0;
@@ -146,12 +192,17 @@ Status FrameRenderer::prepare_vertex_data() {
     for (uint32_t a = 0; a < host.attribute_count; ++a) {
       const sbk_vertex_attribute& attribute = host.attributes[a];
       const uint32_t components = float32_components(attribute.format);
-      if (attribute.semantic != SBK_SEMANTIC_POSITION || components == 0) continue;
+      const bool position = attribute.semantic == SBK_SEMANTIC_POSITION;
+      if (position && components == 0) continue;
       for (uint32_t b = 0; b < host.binding_count; ++b) {
         if (host.bindings[b].binding != attribute.binding) continue;
-        for (uint32_t v = 0; v < 3; ++v)
-          std::memcpy(vertices_.mapped + vertex_offsets_[h][b] + v * host.bindings[b].stride + attribute.offset,
-                      kCorners[v], components * sizeof(float));
+        for (uint32_t v = 0; v < 3; ++v) {
+          uint8_t* at = vertices_.mapped + vertex_offsets_[h][b] + v * host.bindings[b].stride + attribute.offset;
+          if (position)
+            std::memcpy(at, kCorners[v], components * sizeof(float));
+          else
+            write_attribute_value(attribute.format, at);
+        }
       }
     }
   }
@@ -181,8 +232,9 @@ Status FrameRenderer::create_resources() {
     textures_[dim] = std::move(*image);
   }
 
-  // Uniforms: the dynamic block (zero values: they never reach a key, so no route depends on them), then
-  // one packet slot per draw of the largest frame.
+  // Uniforms: the dynamic block (fixed values that are not zero, so that the combiner constants count in the
+  // pixels; they never reach a key, so no route depends on them), then one packet slot per draw of the
+  // largest frame.
   const VkDeviceSize alignment = device_.context().limits().minUniformBufferOffsetAlignment;
   packet_stride_ = align_up(SBK_NV2A_PACKET_SIZE, alignment);
   packets_at_ = align_up(SBK_NV2A_DYNAMIC_BLOCK_SIZE, alignment);
@@ -191,6 +243,14 @@ Status FrameRenderer::create_resources() {
   if (!uniforms) return std::move(uniforms).error();
   uniforms_ = std::move(*uniforms);
   sbk_nv2a_dynamic dynamic{};
+  for (uint32_t i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    dynamic.c0[i] = 0xC0804020u + 0x01030507u * i;  // ARGB
+    dynamic.c1[i] = 0x6020A0E0u + 0x07050301u * i;
+  }
+  dynamic.final_c0 = 0x80406080u;
+  dynamic.final_c1 = 0xFF30C090u;
+  dynamic.fog_color = 0xFF8090A0u;
+  dynamic.alpha_ref = 0x20;
   sbk_nv2a_pack_dynamic(&dynamic, uniforms_.mapped);
 
   if (Status s = prepare_vertex_data(); !s) return s;
@@ -201,9 +261,44 @@ Status FrameRenderer::create_resources() {
     if (it == targets_.end()) {
       auto target = create_target(host);
       if (!target) return std::move(target).error();
+      target->index = static_cast<uint32_t>(targets_.size());
       it = targets_.emplace(std::move(key), std::move(*target)).first;
     }
     target_of_host_.push_back(&it->second);
+  }
+  target_rendered_.assign(targets_.size(), false);
+  draws_into_target_.assign(targets_.size(), 0u);
+
+  // Read-back: one region per colour attachment it reads, in one host buffer the frame's copies fill.
+  VkDeviceSize read_back_size = 0;
+  for (auto& [key, target] : targets_) {
+    const bool single_sample = std::get<2>(key) == VK_SAMPLE_COUNT_1_BIT;
+    for (VkFormat format : target.color_formats) {
+      const uint32_t texel = comparable_texel_bytes(format);
+      if (!read_back_pixels_ || !single_sample || texel == 0) {
+        target.read_back_at.push_back(kNotRead);
+        if (read_back_pixels_) ++images_not_read_;
+        continue;
+      }
+      target.read_back_at.push_back(read_back_size);
+      read_back_size += VkDeviceSize{kTargetSize} * kTargetSize * texel;
+    }
+  }
+  if (read_back_size != 0) {
+    auto buffer = device_.context().create_host_buffer(read_back_size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, /*prefer_cached=*/true);
+    if (!buffer) return std::move(buffer).error();
+    read_back_ = std::move(*buffer);
+  }
+
+  // Timestamps: at most two per draw of the largest frame (a run of fallback draws opens and closes once).
+  if (device_.timestamp_valid_bits() != 0) {
+    VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = 2 * std::max(trace_.max_draws_per_frame, 1u);
+    auto pool = create_object<VkQueryPool>(d, "vkCreateQueryPool", vkCreateQueryPool, queries, vkDestroyQueryPool);
+    if (!pool) return std::move(pool).error();
+    timestamps_ = std::move(pool).value();
+    timestamp_capacity_ = queries.queryCount;
   }
 
   const uint32_t sets = std::max(trace_.max_draws_per_frame, 1u);
@@ -270,7 +365,17 @@ Status FrameRenderer::begin_frame() {
   current_target_ = nullptr;
   current_pipeline_ = VK_NULL_HANDLE;
   draws_in_frame_ = 0;
+  in_fallback_span_ = false;
+  timestamps_written_ = 0;
+  fallback_gpu_ms_ = 0;
+  std::fill(target_rendered_.begin(), target_rendered_.end(), false);
+  std::fill(draws_into_target_.begin(), draws_into_target_.end(), 0u);
+  if (timestamp_capacity_ != 0) vkCmdResetQueryPool(cmd_, timestamps_.get(), 0, timestamp_capacity_);
   return ok_status();
+}
+
+void FrameRenderer::write_timestamp(VkPipelineStageFlagBits stage) {
+  vkCmdWriteTimestamp(cmd_, stage, timestamps_.get(), timestamps_written_++);
 }
 
 void FrameRenderer::begin_rendering(const Target& target) {
@@ -305,12 +410,37 @@ void FrameRenderer::begin_rendering(const Target& target) {
 Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
   const sbk_host_state& host = trace_.hosts[host_index];
   const Target* target = target_of_host_[host_index];
+  const bool fallback = binding.has_packet;
+  // A run of fallback draws ends at a draw of another route or another target.
+  if (in_fallback_span_ && (!fallback || target != current_target_)) {
+    write_timestamp(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    in_fallback_span_ = false;
+  }
   if (target != current_target_) {
     if (current_target_) device_.end_rendering(cmd_);
     begin_rendering(*target);
     current_target_ = target;
+    target_rendered_[target->index] = true;
   }
-  if (binding.pipeline != current_pipeline_) {
+  if (fallback && !in_fallback_span_ && timestamp_capacity_ != 0) {
+    write_timestamp(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+    in_fallback_span_ = true;
+  }
+  if (read_back_pixels_) {
+    // Each draw of the frame into this target gets a tile of its own (the scissor; the viewport, and so what
+    // the draw computes at each pixel, is unchanged): what every draw wrote stays visible to the comparison,
+    // not only the target's last draws. Past kTiles draws in one target the tiles are used again.
+    const uint32_t tile = draws_into_target_[target->index]++ % kTiles;
+    const VkRect2D scissor = {{static_cast<int32_t>(tile % kTilesPerRow * kTileSize), static_cast<int32_t>(tile / kTilesPerRow * kTileSize)},
+                              {kTileSize, kTileSize}};
+    vkCmdSetScissor(cmd_, 0, 1, &scissor);
+  }
+  if (binding.routed) {
+    // Every draw: the dynamic route's state is the draw's host state, which differs between pairs that share
+    // the pipeline; a static pipeline bound next is bound again.
+    sbk_router_cmd_bind(binding.router, cmd_, binding.routed, &host);
+    current_pipeline_ = VK_NULL_HANDLE;
+  } else if (binding.pipeline != current_pipeline_) {
     vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, binding.pipeline);
     current_pipeline_ = binding.pipeline;
   }
@@ -373,11 +503,94 @@ Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
   return ok_status();
 }
 
-Result<double> FrameRenderer::end_frame() {
+// Copies every read colour attachment the frame rendered into to read_back_ (outside rendering), and leaves
+// the attachments as the next frame expects them.
+void FrameRenderer::record_read_back() {
+  std::vector<VkImageMemoryBarrier> to_copy, to_render;
+  std::vector<std::pair<const Target*, size_t>> copies;
+  for (const auto& [key, target] : targets_) {
+    if (!target_rendered_[target.index]) continue;
+    for (size_t c = 0; c < target.colors.size(); ++c) {
+      if (target.read_back_at[c] == kNotRead) continue;
+      VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+      b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      b.image = target.colors[c].image.get();
+      b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      b.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      b.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+      b.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+      b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+      to_copy.push_back(b);
+      b.srcAccessMask = 0;  // after the copy's read: an execution dependency suffices
+      b.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+      b.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+      to_render.push_back(b);
+      copies.emplace_back(&target, c);
+    }
+  }
+  if (copies.empty()) return;
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr,
+                       0, nullptr, static_cast<uint32_t>(to_copy.size()), to_copy.data());
+  for (const auto& [target, c] : copies) {
+    VkBufferImageCopy region{};
+    region.bufferOffset = target->read_back_at[c];
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {kTargetSize, kTargetSize, 1};
+    vkCmdCopyImageToBuffer(cmd_, target->colors[c].image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           read_back_.buffer.get(), 1, &region);
+  }
+  VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  to_host.srcQueueFamilyIndex = to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_host.buffer = read_back_.buffer.get();
+  to_host.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1,
+                       &to_host, static_cast<uint32_t>(to_render.size()), to_render.data());
+}
+
+Result<double> FrameRenderer::end_frame(FramePixels* pixels) {
+  if (in_fallback_span_) {
+    write_timestamp(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    in_fallback_span_ = false;
+  }
   if (current_target_) device_.end_rendering(cmd_);
   current_target_ = nullptr;
+  if (read_back_.buffer) record_read_back();
   double ms = 0;
   if (Status s = device_.submit_and_wait(&ms); !s) return std::move(s).error();
+  if (timestamps_written_ != 0) {
+    std::vector<uint64_t> ticks(timestamps_written_);
+    if (VkResult r = vkGetQueryPoolResults(device_.device(), timestamps_.get(), 0, timestamps_written_,
+                                           ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        r != VK_SUCCESS)
+      return vk_call_error("vkGetQueryPoolResults", r);
+    const uint32_t bits = device_.timestamp_valid_bits();
+    const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    const double ns_per_tick = device_.context().limits().timestampPeriod;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i + 1 < timestamps_written_; i += 2) total += ((ticks[i + 1] - ticks[i]) & mask);
+    fallback_gpu_ms_ = static_cast<double>(total) * ns_per_tick / 1e6;
+  }
+  if (pixels && read_back_.buffer) {
+    pixels->targets.clear();
+    for (const auto& [key, target] : targets_) {
+      if (!target_rendered_[target.index]) continue;
+      for (size_t c = 0; c < target.colors.size(); ++c) {
+        if (target.read_back_at[c] == kNotRead) continue;
+        TargetPixels image;
+        image.target = target.index;
+        image.attachment = static_cast<uint32_t>(c);
+        image.format = target.color_formats[c];
+        const uint8_t* at = read_back_.mapped + target.read_back_at[c];
+        image.bytes.assign(at, at + size_t{kTargetSize} * kTargetSize * comparable_texel_bytes(image.format));
+        pixels->targets.push_back(std::move(image));
+      }
+    }
+  }
   return ms;
 }
 

@@ -10,6 +10,7 @@
 #include "samples/replay/compiled_pipelines.hpp"
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
+#include "samples/replay/router_pipelines.hpp"
 
 namespace shaderbake::replay {
 
@@ -73,11 +74,21 @@ std::string hex(const uint8_t* bytes, size_t n) {
   return out;
 }
 
-// Mode none and bundle salt their modules (PipelineFactory); bundle+cache must not: its modules have to be
-// byte for byte those `shaderbake warm` created, or the driver cache cannot answer.
+// The modes without the driver cache salt the modules they create (PipelineFactory); the +cache modes must
+// not: their modules have to be byte for byte those `shaderbake warm` created, or the driver cache cannot
+// answer. (The router creates its modules from the bundle as stored, in both router modes.)
 std::string salt_of(Mode mode) {
-  return mode == Mode::bundle_cache ? std::string() : std::string("shaderbake-replay mode ") + mode_name(mode);
+  return uses_driver_cache(mode) ? std::string() : std::string("shaderbake-replay mode ") + mode_name(mode);
 }
+
+// Which draws of a frame were skipped (FNV-1a over their indices): two modes' frames are comparable only when
+// they drew the same draws.
+struct DrawnDigest {
+  uint64_t value = 14695981039346656037ull;
+  void skipped(uint32_t draw) {
+    for (int i = 0; i < 4; ++i) value = (value ^ (draw >> (8 * i) & 0xFFu)) * 1099511628211ull;
+  }
+};
 
 }  // namespace
 
@@ -86,36 +97,270 @@ const char* mode_name(Mode mode) {
     case Mode::none: return "none";
     case Mode::bundle: return "bundle";
     case Mode::bundle_cache: return "bundle+cache";
+    case Mode::hybrid: return "hybrid";
+    case Mode::hybrid_cache: return "hybrid+cache";
   }
   return "?";
 }
 
+bool uses_router(Mode mode) { return mode == Mode::hybrid || mode == Mode::hybrid_cache; }
+bool uses_driver_cache(Mode mode) { return mode == Mode::bundle_cache || mode == Mode::hybrid_cache; }
+
+
 namespace {
+
+// What a mode's frames need, whichever way it meets its states.
+struct FrameContext {
+  const ReplayTrace& trace;
+  FrameRenderer& renderer;
+  PipelineFactory& factory;
+  CompiledPipelines& old_way;
+  bool read_back_pixels;
+};
+
+// The frames of modes none, bundle and bundle+cache: each pair resolved once, at its first use, on the
+// render thread (`routes` is null in mode none).
+Status replay_frames(const FrameContext& c, BundlePipelines* routes, ModeResult& out) {
+  std::unordered_map<uint64_t, Resolved> resolved;
+  for (const ReplayFrame& frame : c.trace.frames) {
+    if (Status s = c.renderer.begin_frame(); !s) return s;
+    double first_use_ms = 0;
+    DrawnDigest drawn;
+    for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
+      const ReplayDraw& draw = c.trace.draws[i];
+      const uint64_t pair = uint64_t{draw.program} << 32 | draw.host;
+      auto it = resolved.find(pair);
+      if (it != resolved.end()) {
+        ++out.reused;
+      } else {
+        // A first use: everything from here to the binding is the stall an emulator would see.
+        const sbk_nv2a_program& program = c.trace.programs[draw.program];
+        const sbk_host_state& host = c.trace.hosts[draw.host];
+        const uint64_t pipelines_before = c.factory.pipelines_created();
+        const uint64_t compiles_before = c.old_way.shader_compiles();
+        const auto start = Clock::now();
+        auto selected = select_route(routes, c.old_way, program, host);
+        if (!selected) return std::move(selected).error();
+        const Resolved r = *selected;
+        if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
+        const double ms = ms_since(start);
+        RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
+        ++work.first_uses;
+        work.ms += ms;
+        work.pipelines_created += c.factory.pipelines_created() - pipelines_before;
+        work.shader_compiles += c.old_way.shader_compiles() - compiles_before;
+        out.pipelines_render_thread += c.factory.pipelines_created() - pipelines_before;
+        first_use_ms += ms;
+        out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
+        it = resolved.emplace(pair, r).first;
+      }
+      const Resolved& r = it->second;
+      ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
+      if (r.binding.pipeline == VK_NULL_HANDLE) {
+        ++out.draws_skipped;
+        drawn.skipped(i - frame.first);
+        continue;
+      }
+      if (Status s = c.renderer.draw(r.binding, draw.host); !s) return s;
+    }
+    FramePixels pixels;
+    auto submit_ms = c.renderer.end_frame(c.read_back_pixels ? &pixels : nullptr);
+    if (!submit_ms) return std::move(submit_ms).error();
+    if (c.read_back_pixels) {
+      pixels.drawn_digest = drawn.value;
+      out.pixels.push_back(std::move(pixels));
+    }
+    out.frame_first_use_ms.push_back(first_use_ms);
+    out.frame_submit_ms.push_back(*submit_ms);
+    if (c.renderer.gpu_timestamps()) out.frame_fallback_gpu_ms.push_back(c.renderer.fallback_gpu_ms());
+    out.draws += frame.count;
+    ++out.frames;
+  }
+  return ok_status();
+}
+
+// A (program, host state) pair of a router mode: the router's memory of it and what the renderer draws.
+struct RoutedPair {
+  sbk_router_binding binding{};  // zero-initialised, kept with the pair, passed to each of its draws
+  DrawBinding routed;            // the router's answer in the renderer's terms, refilled when the answer changes
+  VkPipeline routed_from = VK_NULL_HANDLE;
+  uint32_t routed_route = SBK_ROUTED_UNCOVERED;
+  DrawBinding compiled;          // the old way's, made the first time the router leaves the pair uncovered
+  bool compiled_tried = false;
+  uint32_t first_route = SBK_ROUTED_UNCOVERED;
+};
+
+RouteWork& work_of(ModeResult& out, uint32_t route) {
+  switch (route) {
+    case SBK_ROUTED_EXACT: return out.exact;
+    case SBK_ROUTED_FALLBACK: return out.fallback;
+    case SBK_ROUTED_DYNAMIC_FALLBACK: return out.dynamic_fallback;
+    default: return out.uncovered;
+  }
+}
+
+// The frames of the router modes. Per frame sbk_router_begin_frame; per draw the pair's binding is resolved
+// (two compares while it is current), drawn with the router's pipeline, or, where the router has nothing, with
+// the old way's, compiled now on this thread. The figures are taken after the last frame's submission: work
+// the workers finish later is not counted.
+Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, ModeResult& out) {
+  std::unordered_map<uint64_t, RoutedPair> pairs;
+  const sbk_router_stats at_load = routes.stats();
+  // The old way, on the render thread, counted in `work` (the caller times it as first-use work).
+  auto compile_old_way = [&](RoutedPair& p, const sbk_nv2a_program& program, const sbk_host_state& host,
+                             RouteWork& work) -> Status {
+    const uint64_t pipelines_before = c.factory.pipelines_created();
+    const uint64_t compiles_before = c.old_way.shader_compiles();
+    p.compiled_tried = true;
+    auto compiled = c.old_way.create(program, host, &p.compiled);
+    if (!compiled) return std::move(compiled).error();
+    work.pipelines_created += c.factory.pipelines_created() - pipelines_before;
+    work.shader_compiles += c.old_way.shader_compiles() - compiles_before;
+    out.pipelines_render_thread += c.factory.pipelines_created() - pipelines_before;
+    return ok_status();
+  };
+  for (size_t f = 0; f < c.trace.frames.size(); ++f) {
+    const ReplayFrame& frame = c.trace.frames[f];
+    const auto frame_start = Clock::now();
+    routes.begin_frame(f);
+    double router_ms = ms_since(frame_start);
+    if (Status s = c.renderer.begin_frame(); !s) return s;
+    double first_use_ms = 0;
+    DrawnDigest drawn;
+    for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
+      const ReplayDraw& draw = c.trace.draws[i];
+      const sbk_nv2a_program& program = c.trace.programs[draw.program];
+      const sbk_host_state& host = c.trace.hosts[draw.host];
+      auto [it, first_use] = pairs.try_emplace(uint64_t{draw.program} << 32 | draw.host);
+      RoutedPair& p = it->second;
+      if (first_use) {
+        // A first use: the resolve (a foreground creation inside it included) and an uncovered compile are the
+        // stall an emulator would see.
+        const uint64_t foreground_before = routes.stats().foreground_creations;
+        const auto start = Clock::now();
+        routes.resolve(program, host, &p.binding);
+        p.first_route = p.binding.route;
+        RouteWork& work = work_of(out, p.binding.route);
+        if (p.binding.route == SBK_ROUTED_UNCOVERED) {
+          if (Status s = compile_old_way(p, program, host, work); !s) return s;
+          if (p.compiled.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
+        }
+        const double ms = ms_since(start);
+        const uint64_t foreground = routes.stats().foreground_creations - foreground_before;
+        work.pipelines_created += foreground;
+        out.pipelines_render_thread += foreground;
+        ++work.first_uses;
+        work.ms += ms;
+        first_use_ms += ms;
+        out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
+      } else {
+        ++out.reused;
+        if (routes.current(p.binding)) {
+          routes.resolve(program, host, &p.binding);  // two compares: the binding stays as it is
+        } else {
+          // An adoption (or a permanent failure) made the binding stale: a full resolution, small but counted.
+          const auto start = Clock::now();
+          routes.resolve(program, host, &p.binding);
+          if (p.binding.route == SBK_ROUTED_UNCOVERED && !p.compiled_tried) {
+            if (Status s = compile_old_way(p, program, host, out.uncovered); !s) return s;
+            first_use_ms += ms_since(start);
+          } else {
+            router_ms += ms_since(start);
+          }
+        }
+      }
+      const uint32_t route = p.binding.route;
+      ++(route == SBK_ROUTED_EXACT              ? out.draws_exact
+         : route == SBK_ROUTED_FALLBACK         ? out.draws_fallback
+         : route == SBK_ROUTED_DYNAMIC_FALLBACK ? out.draws_dynamic_fallback
+                                                : out.draws_uncovered);
+      const DrawBinding* binding = &p.compiled;
+      if (route != SBK_ROUTED_UNCOVERED) {
+        if (p.routed_from != p.binding.pipeline || p.routed_route != route) {
+          routes.fill_draw(p.binding, program, &p.routed);
+          p.routed_from = p.binding.pipeline;
+          p.routed_route = route;
+        }
+        binding = &p.routed;
+      }
+      if (binding->pipeline == VK_NULL_HANDLE) {
+        ++out.draws_skipped;
+        drawn.skipped(i - frame.first);
+        continue;
+      }
+      if (Status s = c.renderer.draw(*binding, draw.host); !s) return s;
+    }
+    FramePixels pixels;
+    auto submit_ms = c.renderer.end_frame(c.read_back_pixels ? &pixels : nullptr);
+    if (!submit_ms) return std::move(submit_ms).error();
+    if (c.read_back_pixels) {
+      pixels.drawn_digest = drawn.value;
+      out.pixels.push_back(std::move(pixels));
+    }
+    out.frame_first_use_ms.push_back(first_use_ms);
+    out.frame_submit_ms.push_back(*submit_ms);
+    out.router.frame_router_ms.push_back(router_ms);
+    if (c.renderer.gpu_timestamps()) out.frame_fallback_gpu_ms.push_back(c.renderer.fallback_gpu_ms());
+    out.draws += frame.count;
+    ++out.frames;
+  }
+
+  // The trace's frames are over: what the router did within them.
+  const sbk_router_stats end = routes.stats();
+  ModeResult::RouterFigures& r = out.router;
+  r.dynamic_state = end.dynamic_state != 0;
+  r.ready_at_demand = end.ready_at_demand;
+  r.not_ready_at_demand = end.not_ready_at_demand;
+  r.adopted = end.adopted;
+  r.foreground_creations = end.foreground_creations;
+  r.queue_full = end.queue_full;
+  r.executor_refused = end.executor_refused;
+  r.failed_attempts = end.failed_attempts;
+  r.failed_permanently = end.failed_permanently;
+  r.duplicates = end.duplicates;
+  r.corrupt = end.corrupt;
+  r.worker_cpu_ms_frames = static_cast<double>(end.worker_cpu_ns - at_load.worker_cpu_ns) / 1e6;
+  out.pipelines_workers = end.worker_creations - at_load.worker_creations;
+  for (const sbk_router_promotion& promotion : routes.promotions()) {
+    r.promotion_frames.push_back(promotion.adopted_frame - promotion.demand_frame);
+    r.promotion_ms.push_back(static_cast<double>(promotion.latency_ns) / 1e6);
+  }
+  for (const auto& [pair, p] : pairs) {
+    if (p.first_route != SBK_ROUTED_FALLBACK && p.first_route != SBK_ROUTED_DYNAMIC_FALLBACK) continue;
+    switch (routes.promotion_state(c.trace.programs[pair >> 32], c.trace.hosts[pair & 0xFFFFFFFFu])) {
+      case SBK_PROMOTION_READY: ++r.on_fallback_promoted; break;
+      case SBK_PROMOTION_ABSENT: ++r.on_fallback_no_exact; break;
+      case SBK_PROMOTION_FAILED_PERMANENTLY: ++r.on_fallback_failed; break;
+      default: ++r.on_fallback_waiting; break;
+    }
+  }
+  return ok_status();
+}
 
 // run_mode on its own device, which is destroyed on return; *messages is the device's validation log (null
 // when no device could be created), to be read after that.
-Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, const vulkan::ExecutorOptions& vulkan,
-                                        const std::string& bundle_path,
+Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, const ModeOptions& options,
                                         std::shared_ptr<const vulkan::Context::MessageLog>* messages) {
   ModeResult out;
   out.mode = mode;
-  auto device = VulkanDevice::create(vulkan);
+  auto device = VulkanDevice::create(options.vulkan, uses_router(mode));
   if (!device) return std::move(device).error();
   *messages = (*device)->context().message_log();
   const VkDevice vk = (*device)->device();
-  auto renderer = FrameRenderer::create(**device, trace);
+  auto renderer = FrameRenderer::create(**device, trace, options.read_back_pixels);
   if (!renderer) return std::move(renderer).error();
+  out.images_not_read = (*renderer)->images_not_read();
 
   // ---- load ----
   const auto load_start = Clock::now();
   OpenBundle bundle;
   if (mode != Mode::none) {
-    if (sbk_result r = sbk_bundle_open_file(&bundle.bundle, bundle_path.c_str()); r != SBK_OK) {
+    if (sbk_result r = sbk_bundle_open_file(&bundle.bundle, options.bundle_path.c_str()); r != SBK_OK) {
       Error e;
       e.kind = r == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
       e.reason = "bundle_unusable";
       e.message = std::string("cannot open the bundle: ") + sbk_result_name(r);
-      e.where.file = bundle_path;
+      e.where.file = options.bundle_path;
       return e;
     }
     bundle.open = true;
@@ -125,13 +370,13 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
       e.kind = ErrorKind::bad_input;
       e.reason = "bundle_unusable";
       e.message = std::string("cannot digest the bundle's dictionary: ") + sbk_result_name(r);
-      e.where.file = bundle_path;
+      e.where.file = options.bundle_path;
       return e;
     }
   }
   VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   out.pipeline_cache = "empty";
-  if (mode == Mode::bundle_cache) {
+  if (uses_driver_cache(mode)) {
     const VkPhysicalDeviceProperties& p = (*device)->context().properties();
     const void* data = nullptr;
     size_t size = 0;
@@ -158,64 +403,45 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
                                                      vkDestroyPipelineCache);
   if (!cache) return std::move(cache).error();
   PipelineFactory factory(vk, cache->get(), salt_of(mode));
+  CompiledPipelines old_way(factory);
+  const FrameContext frames{trace, **renderer, factory, old_way, options.read_back_pixels};
+
+  if (uses_router(mode)) {
+    ModeResult::RouterFigures& r = out.router;
+    r.workers = options.workers;
+    r.prewarm = options.prewarm;
+    r.dynamic_state_supported = (*device)->router_support().complete != 0;
+    RouterPipelines::Options router_options;
+    router_options.workers = options.workers;
+    router_options.dynamic_state = options.dynamic_state;
+    router_options.prewarm = options.prewarm;
+    const auto router_start = Clock::now();
+    auto routes = RouterPipelines::load(**device, bundle.bundle, cache->get(), router_options);
+    if (!routes) return std::move(routes).error();
+    r.router_load_ms = ms_since(router_start);
+    out.load_ms = ms_since(load_start);
+    const sbk_router_stats loaded = (*routes)->stats();
+    out.load_fallback_pipelines = loaded.fallback_pipelines;
+    out.load_layouts = sbk_bundle_layout_count(&bundle.bundle);
+    out.pipelines_at_load = loaded.load_pipelines - loaded.load_failures;
+    r.load_failures = loaded.load_failures;
+    r.worker_cpu_ms_load = static_cast<double>(loaded.worker_cpu_ns) / 1e6;
+    if (Status s = replay_frames_routed(frames, **routes, out); !s) return std::move(s).error();
+    // Destroyed on return, before the objects below: the router (its workers first), then as the other modes.
+    return out;
+  }
+
   std::unique_ptr<BundlePipelines> routes;
   if (mode != Mode::none) {
     routes = std::make_unique<BundlePipelines>(bundle.bundle, factory);
     auto loaded = routes->load();
     if (!loaded) return std::move(loaded).error();
     out.load_fallback_pipelines = *loaded;
+    out.pipelines_at_load = *loaded;
     out.load_layouts = sbk_bundle_layout_count(&bundle.bundle);
   }
   out.load_ms = mode == Mode::none ? 0.0 : ms_since(load_start);
-  CompiledPipelines old_way(factory);
-
-  // ---- frames ----
-  std::unordered_map<uint64_t, Resolved> resolved;
-  for (const ReplayFrame& frame : trace.frames) {
-    if (Status s = (*renderer)->begin_frame(); !s) return std::move(s).error();
-    double first_use_ms = 0;
-    for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
-      const ReplayDraw& draw = trace.draws[i];
-      const uint64_t pair = uint64_t{draw.program} << 32 | draw.host;
-      auto it = resolved.find(pair);
-      if (it != resolved.end()) {
-        ++out.reused;
-      } else {
-        // A first use: everything from here to the binding is the stall an emulator would see.
-        const sbk_nv2a_program& program = trace.programs[draw.program];
-        const sbk_host_state& host = trace.hosts[draw.host];
-        const uint64_t pipelines_before = factory.pipelines_created();
-        const uint64_t compiles_before = old_way.shader_compiles();
-        const auto start = Clock::now();
-        auto selected = select_route(routes.get(), old_way, program, host);
-        if (!selected) return std::move(selected).error();
-        const Resolved r = *selected;
-        if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
-        const double ms = ms_since(start);
-        RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
-        ++work.first_uses;
-        work.ms += ms;
-        work.pipelines_created += factory.pipelines_created() - pipelines_before;
-        work.shader_compiles += old_way.shader_compiles() - compiles_before;
-        first_use_ms += ms;
-        out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
-        it = resolved.emplace(pair, r).first;
-      }
-      const Resolved& r = it->second;
-      ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
-      if (r.binding.pipeline == VK_NULL_HANDLE) {
-        ++out.draws_skipped;
-        continue;
-      }
-      if (Status s = (*renderer)->draw(r.binding, draw.host); !s) return std::move(s).error();
-    }
-    auto submit_ms = (*renderer)->end_frame();
-    if (!submit_ms) return std::move(submit_ms).error();
-    out.frame_first_use_ms.push_back(first_use_ms);
-    out.frame_submit_ms.push_back(*submit_ms);
-    out.draws += frame.count;
-    ++out.frames;
-  }
+  if (Status s = replay_frames(frames, routes.get(), out); !s) return std::move(s).error();
   // Destroyed on return, in reverse order of creation: the pipelines, layouts and modules (factory), the
   // cache, the bundle, the renderer's resources, the device. Messages reported while destroying count too.
   return out;
@@ -223,10 +449,9 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
 
 }  // namespace
 
-Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const vulkan::ExecutorOptions& vulkan,
-                            const std::string& bundle_path) {
+Result<ModeResult> run_mode(Mode mode, const ReplayTrace& trace, const ModeOptions& options) {
   std::shared_ptr<const vulkan::Context::MessageLog> messages;
-  auto out = replay_on_new_device(mode, trace, vulkan, bundle_path, &messages);
+  auto out = replay_on_new_device(mode, trace, options, &messages);
   // Also when the mode failed or was unavailable: what the layer said is part of the diagnosis.
   const uint64_t count = messages ? report_validation_messages(*messages) : 0;
   if (out) out->validation_messages = count;

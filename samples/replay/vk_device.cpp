@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace shaderbake::replay {
 
@@ -16,15 +17,34 @@ std::string set_driver_cache_environment() {
   return "driver disk caches off (MESA_SHADER_CACHE_DISABLE=true, __GL_SHADER_DISK_CACHE=0)";
 }
 
-Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const vulkan::ExecutorOptions& options) {
+Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const vulkan::ExecutorOptions& options,
+                                                           bool router_features) {
   std::unique_ptr<VulkanDevice> self(new VulkanDevice());
   vulkan::DeviceFeatures features;
   features.dynamic_rendering = true;
   features.fill_mode_non_solid = true;  // host states may rasterize lines or points (polygon mode)
+  sbk_router_feature_chain chain{};  // read by vkCreateDevice inside Context::create
+  if (router_features) {
+    features.extend_device = [&](VkInstance instance, VkPhysicalDevice physical_device, void* next,
+                                 std::vector<const char*>& extensions) {
+      sbk_router_query_support(instance, physical_device, vkGetInstanceProcAddr, &self->router_support_);
+      void* head = sbk_router_fill_features(&self->router_support_, next, &chain);
+      extensions.insert(extensions.end(), chain.extensions, chain.extensions + chain.extension_count);
+      return head;
+    };
+  }
   auto context = vulkan::Context::create(options, features);
   if (!context) return std::move(context).error();
   self->context_ = std::move(context).value();
   const VkDevice device = self->context_->device();
+  {
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(self->context_->physical_device(), &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(self->context_->physical_device(), &count, families.data());
+    if (self->context_->queue_family() < count)
+      self->timestamp_valid_bits_ = families[self->context_->queue_family()].timestampValidBits;
+  }
 
   // The extension's names answer only where the context enabled it (below Vulkan 1.3); else the core ones.
   self->begin_rendering = reinterpret_cast<PFN_vkCmdBeginRenderingKHR>(vkGetDeviceProcAddr(device, "vkCmdBeginRenderingKHR"));

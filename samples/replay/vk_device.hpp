@@ -11,6 +11,7 @@
 #include "lib/vulkan/context.hpp"
 #include "lib/vulkan/device_object.hpp"
 #include "lib/vulkan/vulkan_error.hpp"
+#include "runtime_loader/shaderbake_router.h"
 
 namespace shaderbake::replay {
 
@@ -29,8 +30,11 @@ std::string set_driver_cache_environment();
 class VulkanDevice {
  public:
   // options.device: substring of the device name, case-insensitive; empty prefers lavapipe ("llvmpipe"),
-  // else the first device. Errors (ErrorKind::toolchain) as vulkan::Context::create's.
-  static Result<std::unique_ptr<VulkanDevice>> create(const vulkan::ExecutorOptions& options);
+  // else the first device. `router_features`: the device also gets what the router's dynamic-state fallback
+  // needs where the device supports all of it (sbk_router_query_support, sbk_router_fill_features; see
+  // router_support()). Errors (ErrorKind::toolchain) as vulkan::Context::create's.
+  static Result<std::unique_ptr<VulkanDevice>> create(const vulkan::ExecutorOptions& options,
+                                                      bool router_features = false);
   ~VulkanDevice();  // waits for the device to be idle
   VulkanDevice(const VulkanDevice&) = delete;
   VulkanDevice& operator=(const VulkanDevice&) = delete;
@@ -38,6 +42,11 @@ class VulkanDevice {
   const vulkan::Context& context() const { return *context_; }
   VkDevice device() const { return context_->device(); }
   VkCommandBuffer command_buffer() const { return command_buffer_; }
+  // What sbk_router_query_support said of the device (all zero unless created with router_features); when
+  // `complete`, the device was created with the features and extensions sbk_router_fill_features names.
+  const sbk_router_device_support& router_support() const { return router_support_; }
+  // Valid bits of the graphics queue's timestamps (0: the queue writes none).
+  uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
 
   // Dynamic rendering: VK_KHR_dynamic_rendering's entry points where the context enabled the extension,
   // else the core Vulkan 1.3 ones.
@@ -55,6 +64,8 @@ class VulkanDevice {
   vulkan::DeviceObject<VkCommandPool> command_pool_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with the pool
   vulkan::DeviceObject<VkFence> fence_;
+  sbk_router_device_support router_support_{};
+  uint32_t timestamp_valid_bits_ = 0;
 };
 
 // Prints every message of `log` to stderr ("validation error [VUID-...] ...") and returns how many there

@@ -137,6 +137,64 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// Router data (format 2.1): each broken rule of DYNAMIC_FALLBACKS and PREWARM, sealed behind fresh checksums, is
+// named by its own family, and what a router would hand a driver is refused.
+struct RouterCase {
+  const char* craft;
+  const char* family;
+  const char* named;
+};
+class RouterDataRules : public ::testing::TestWithParam<RouterCase> {};
+
+TEST_P(RouterDataRules, verify_names_the_broken_rule_and_the_checks_before_a_driver_refuse_it) {
+  for (const char* seed : {"tiny.sbk", "ref_head400.sbk"}) {
+    OpenBundle b(crafted(seed, GetParam().craft).bytes);
+    ASSERT_EQ(b.result(), SBK_OK) << seed;
+    const auto verified = verify_bundle(b.handle());
+    EXPECT_TRUE(names(verified, GetParam().family, GetParam().named)) << seed << ":\n" << all_failures(verified);
+    EXPECT_TRUE(all_passed({family(verified, "sections"), 1})) << seed << ": the craft is sealed";
+    EXPECT_TRUE(all_passed({family(verified, "index"), 1})) << seed << ": the index is untouched";
+    const auto before_driver = check_before_driver(b.handle());
+    EXPECT_FALSE(all_passed(before_driver)) << seed;
+    EXPECT_TRUE(names(before_driver, GetParam().family, GetParam().named)) << seed << ":\n" << all_failures(before_driver);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BundleChecks, RouterDataRules,
+    ::testing::Values(RouterCase{"recipe-family-is-a-pipeline", "dynamic_fallbacks", "is not a ready family"},
+                      RouterCase{"recipe-fragment-module", "dynamic_fallbacks", "is not the family's"},
+                      RouterCase{"recipe-samples-3", "dynamic_fallbacks", "samples 3 (1, 2, 4, ... 64)"},
+                      RouterCase{"recipe-layout-past-count", "dynamic_fallbacks", "is past the layout count"},
+                      RouterCase{"recipe-duplicate", "dynamic_fallbacks", "the same family and attachment signature as recipe 0"},
+                      RouterCase{"vertex-default-nan", "dynamic_fallbacks", "vertex defaults: a default is not finite"},
+                      RouterCase{"prewarm-fallback-pipeline", "prewarm", "prewarm position 0: not an exact pipeline entry"},
+                      RouterCase{"prewarm-duplicate", "prewarm", "is already at position 0"}),
+    [](const ::testing::TestParamInfo<RouterCase>& info) {
+      std::string name = info.param.craft;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+TEST(BundleChecks, intact_router_data_is_checked_and_a_bundle_without_it_has_neither_family) {
+  OpenBundle with(testing::PatchableBundle::read(kCorpus + "ref_head400.sbk").bytes);
+  ASSERT_EQ(with.result(), SBK_OK);
+  const auto checks = verify_bundle(with.handle());
+  ASSERT_NE(family(checks, "dynamic_fallbacks"), nullptr);
+  ASSERT_NE(family(checks, "prewarm"), nullptr);
+  EXPECT_EQ(family(checks, "dynamic_fallbacks")->checked, sbk_bundle_dynamic_fallback_count(&with.handle()));
+  EXPECT_GT(family(checks, "prewarm")->checked, 0u);
+  EXPECT_TRUE(all_passed(checks)) << all_failures(checks);
+  // The same bundle as a 2.0 writer leaves it: it still verifies, and has no router-data family to run.
+  OpenBundle without(crafted("ref_head400.sbk", "strip-router-data").bytes);
+  ASSERT_EQ(without.result(), SBK_OK);
+  EXPECT_EQ(sbk_bundle_format_minor(&without.handle()), 0u);
+  const auto stripped = verify_bundle(without.handle());
+  EXPECT_TRUE(all_passed(stripped)) << all_failures(stripped);
+  EXPECT_EQ(family(stripped, "dynamic_fallbacks"), nullptr);
+  EXPECT_EQ(family(stripped, "prewarm"), nullptr);
+}
+
 TEST(BundleChecks, a_directory_one_bit_wider_than_needed_breaks_only_the_smallest_bits_rule) {
   OpenBundle b(crafted("ref_head400.sbk", "directory-bits").bytes);
   ASSERT_EQ(b.result(), SBK_OK);

@@ -109,6 +109,51 @@ class PatchableBundle {
     }
     bytes = std::move(out);
   }
+  // Drops a section and its table entry, laying the sections out again (the header's count follows).
+  void remove_section(uint32_t type) {
+    const uint32_t dropped = find(type), count = section_count();
+    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> kept;  // (type, bytes), in table order
+    for (uint32_t i = 0; i < count; ++i)
+      if (i != dropped) kept.emplace_back(u32(table_entry(i)), section_bytes(u32(table_entry(i))));
+    std::vector<uint8_t> out(bytes.begin(), bytes.begin() + static_cast<long>(table_entry(0)));
+    out.resize(out.size() + kept.size() * SBK_BUNDLE_SECTION_ENTRY_SIZE, 0);
+    for (uint32_t i = 0; i < kept.size(); ++i) {
+      const uint64_t e = table_entry(0) + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
+      for (int k = 0; k < 4; ++k) out[e + k] = static_cast<uint8_t>(kept[i].first >> (8 * k));
+      out.resize((out.size() + 7) & ~size_t{7}, 0);
+      const uint64_t at = out.size();
+      out.insert(out.end(), kept[i].second.begin(), kept[i].second.end());
+      for (int k = 0; k < 8; ++k) {
+        out[e + 8 + k] = static_cast<uint8_t>(at >> (8 * k));
+        out[e + 16 + k] = static_cast<uint8_t>(uint64_t{kept[i].second.size()} >> (8 * k));
+      }
+    }
+    bytes = std::move(out);
+    set_u32(24, count - 1);
+  }
+  bool has_section(uint32_t type) const {
+    for (uint32_t i = 0; i < section_count(); ++i)
+      if (u32(table_entry(i)) == type) return true;
+    return false;
+  }
+
+  // DYNAMIC_FALLBACKS: recipe `index`'s bytes, and the default of a location's component.
+  uint64_t recipe(uint32_t index) const {
+    return section(SBK_SECTION_DYNAMIC_FALLBACKS) + SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE +
+           uint64_t{index} * SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE;
+  }
+  uint64_t vertex_default(uint32_t location, uint32_t component) const {
+    return section(SBK_SECTION_DYNAMIC_FALLBACKS) + 8 + 16 * uint64_t{location} + 4 * uint64_t{component};
+  }
+  // PREWARM: position `p`'s 8 bytes.
+  uint64_t prewarm(uint32_t p) const { return section(SBK_SECTION_PREWARM) + 8 + 8 * uint64_t{p}; }
+  // The first pipeline entry of a route (aborts when none).
+  uint32_t first_pipeline_of_route(uint8_t route) const {
+    for (uint32_t i = 0; i < entry_count(); ++i)
+      if (kind(i) == SBK_KEY_KIND_PIPELINE && bytes[record(i) + 32 + 2] == route) return i;
+    die("no pipeline entry of route " + std::to_string(route));
+  }
+
   std::vector<uint8_t> section_bytes(uint32_t type) const {
     const uint64_t at = section(type);
     return {bytes.begin() + static_cast<long>(at), bytes.begin() + static_cast<long>(at + section_size(type))};
@@ -155,6 +200,16 @@ class PatchableBundle {
 //   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
 //   meta-not-json                   META is "not json"
 //   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
+// Router data (bundles of format 2.1 with DYNAMIC_FALLBACKS and PREWARM):
+//   recipe-family-is-a-pipeline     the first recipe's family entry is the first pipeline entry
+//   recipe-fragment-module          the first recipe's fragment module is its vertex module
+//   recipe-samples-3                the first recipe's samples are 3
+//   recipe-duplicate                the first recipe twice (the count one more)
+//   recipe-layout-past-count        the first recipe's layout index is the layout count
+//   vertex-default-nan              the default of location 0, component 0 is a NaN
+//   prewarm-fallback-pipeline       prewarm position 0 names the first fallback-route pipeline entry
+//   prewarm-duplicate               prewarm position 1 names position 0's entry
+//   strip-router-data               both sections removed and the format minor 0: the bundle a 2.0 writer gives
 inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   const uint32_t entries = b.entry_count();
   const uint64_t buckets = uint64_t{1} << b.directory_bits();
@@ -214,6 +269,40 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     return true;
   } else if (name == "trailing-bytes") {
     b.bytes.resize(b.bytes.size() + 8, 0);
+  } else if (name.rfind("recipe-", 0) == 0 || name == "vertex-default-nan") {
+    if (!b.has_section(SBK_SECTION_DYNAMIC_FALLBACKS) || b.u32(b.section(SBK_SECTION_DYNAMIC_FALLBACKS)) == 0)
+      return false;
+    const uint64_t r = b.recipe(0);
+    if (name == "recipe-family-is-a-pipeline") {
+      b.set_u32(r, b.first_of_kind(SBK_KEY_KIND_PIPELINE));
+    } else if (name == "recipe-fragment-module") {
+      b.set_u32(r + 8, b.u32(r + 4));
+    } else if (name == "recipe-samples-3") {
+      b.set_u32(r + 20, 3);
+    } else if (name == "recipe-layout-past-count") {
+      b.set_u32(r + 12, b.layout_count());
+    } else if (name == "vertex-default-nan") {
+      b.set_u32(b.vertex_default(0, 0), 0x7FC00000u);
+    } else if (name == "recipe-duplicate") {
+      std::vector<uint8_t> section = b.section_bytes(SBK_SECTION_DYNAMIC_FALLBACKS);
+      const auto first = section.begin() + SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE;
+      const std::vector<uint8_t> copy(first, first + SBK_BUNDLE_DYNAMIC_FALLBACK_SIZE);
+      section.insert(section.begin() + SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE, copy.begin(), copy.end());
+      const uint32_t count = load_u32_le(section.data()) + 1;
+      for (int i = 0; i < 4; ++i) section[i] = static_cast<uint8_t>(count >> (8 * i));
+      b.replace_section(SBK_SECTION_DYNAMIC_FALLBACKS, section);
+    } else {
+      return false;
+    }
+  } else if (name == "prewarm-fallback-pipeline" || name == "prewarm-duplicate") {
+    if (!b.has_section(SBK_SECTION_PREWARM) || b.u32(b.section(SBK_SECTION_PREWARM)) < 2) return false;
+    if (name == "prewarm-fallback-pipeline") b.set_u32(b.prewarm(0), b.first_pipeline_of_route(SBK_ROUTE_FALLBACK));
+    else b.set_u32(b.prewarm(1), b.u32(b.prewarm(0)));
+  } else if (name == "strip-router-data") {
+    if (!b.has_section(SBK_SECTION_DYNAMIC_FALLBACKS) || !b.has_section(SBK_SECTION_PREWARM)) return false;
+    b.remove_section(SBK_SECTION_DYNAMIC_FALLBACKS);
+    b.remove_section(SBK_SECTION_PREWARM);
+    b.bytes[10] = b.bytes[11] = 0;
   } else if (name == "meta-not-json") {
     const std::string text = "not json";
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});

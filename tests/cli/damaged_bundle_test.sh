@@ -56,6 +56,20 @@ sys.exit(0 if not d["ok"] and any(sys.argv[2] in f for f in index["failures"]) e
 PY
 done
 
+# ---- verify: the router data's rules (format 2.1), by name, in their own families ----
+declare -A router_rule=(
+  [recipe-samples-3]="dynamic_fallbacks|samples 3 (1, 2, 4, ... 64)"
+  [prewarm-duplicate]="prewarm|is already at position 0"
+)
+for name in "${!router_rule[@]}"; do
+  make "$name"
+  "$bin" verify "$tmp/$name.sbk" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  rc=$?
+  check "verify: $name exits 1 (got $rc)" test $rc -eq 1
+  check "verify: $name names the rule" grep -qF "${router_rule[$name]#*|}" "$tmp/$name.err"
+  check "verify: $name fails its family" grep -q "^${router_rule[$name]%%|*} .* FAILED" "$tmp/$name.out"
+done
+
 # ---- not a usable bundle: exit 3 in every command ----
 echo "not a bundle" >"$tmp/text.sbk"
 head -c 1000 "$tmp/good.sbk" >"$tmp/truncated.sbk"

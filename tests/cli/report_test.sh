@@ -25,8 +25,8 @@ check "coverage JSON is valid against schemas/coverage.schema.json" validate cov
 "$bin" dedupe --json "$tmp/b.jsonl" >"$tmp/dedupe.json" 2>/dev/null
 check "every draw is counted once" test "$(json_field "$tmp/cov.json" "d['draws']['total']")" = "$(json_field "$tmp/dedupe.json" "d['draws']")"
 for part in draws first_uses; do
-  check "$part: exact + fallback + uncovered = total" \
-    test "$(json_field "$tmp/cov.json" "d['$part']['exact'] + d['$part']['fallback'] + d['$part']['uncovered'] == d['$part']['total']")" = True
+  check "$part: exact + fallback + dynamic_fallback + uncovered = total" \
+    test "$(json_field "$tmp/cov.json" "d['$part']['exact'] + d['$part']['fallback'] + d['$part']['dynamic_fallback'] + d['$part']['uncovered'] == d['$part']['total']")" = True
   check "$part: the uncovered reasons sum to uncovered" \
     test "$(json_field "$tmp/cov.json" "sum(d['$part']['uncovered_by_reason'].values()) == d['$part']['uncovered']")" = True
 done
@@ -36,6 +36,8 @@ check "first uses are no more than unique pipeline keys of both routes" \
 check "the later capture is not fully covered (it meets states A never drew)" \
   test "$(json_field "$tmp/cov.json" "d['first_uses']['uncovered'] > 0")" = True
 check "the fallback route serves some states A never drew" test "$(json_field "$tmp/cov.json" "d['draws']['fallback'] > 0")" = True
+check "the dynamic-state fallbacks serve host states no pipeline key of A names" \
+  test "$(json_field "$tmp/cov.json" "d['router_data'] and d['draws']['dynamic_fallback'] > 0")" = True
 check "the worst frames are ordered" \
   test "$(json_field "$tmp/cov.json" "all(a['uncovered_first_uses'] >= b['uncovered_first_uses'] for a, b in zip(d['worst_frames'], d['worst_frames'][1:]))")" = True
 check "the HTML page has the chart" grep -q "<svg" "$tmp/cov.html"

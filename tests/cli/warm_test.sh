@@ -57,6 +57,8 @@ check "NOT_FOUND in a bundle never warmed" \
 # ---- every other section is byte for byte what it was (read through the loader) ----
 "$probe" "$tmp/before.sbk" --sections >"$tmp/sections.before"
 "$probe" "$tmp/w.sbk" --sections >"$tmp/sections.after"
+check "the bundle has router data (DYNAMIC_FALLBACKS 10, PREWARM 11) for warm to carry" \
+  test "$(grep -c '^1[01] ' "$tmp/sections.before")" = 2
 check "the warmed bundle adds exactly one section, DRIVER_CACHE (9)" \
   test "$(diff "$tmp/sections.before" "$tmp/sections.after" | grep -c '^[<>]')" = 1 -a \
        "$(diff "$tmp/sections.before" "$tmp/sections.after" | grep '^>' | cut -d' ' -f2)" = 9

@@ -2,6 +2,7 @@
 #include "tests/fuzz/fuzz_targets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -105,6 +106,79 @@ void put_u64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
+// A recipe the loader hands out keeps the rules it promises: indices in range, a valid attachment signature.
+void require_recipe_rules(const sbk_bundle& bundle, const sbk_dynamic_fallback& d) {
+  const sbk_attachment_signature& s = d.signature;
+  require(d.family_entry < sbk_bundle_entry_count(&bundle) && d.vertex_module < sbk_bundle_module_count(&bundle) &&
+          d.fragment_module < sbk_bundle_module_count(&bundle) && d.layout < sbk_bundle_layout_count(&bundle));
+  require(s.color_count <= SBK_MAX_COLOR_ATTACHMENTS && s.samples >= 1 && s.samples <= 64 &&
+          (s.samples & (s.samples - 1)) == 0);
+  for (uint32_t i = s.color_count; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) require(s.color_formats[i] == 0);
+  sbk_entry family;
+  require(sbk_bundle_entry_at(&bundle, d.family_entry, &family) == SBK_OK && family.kind == SBK_KEY_KIND_FAMILY &&
+          family.status == SBK_STATUS_READY && family.fragment_module == d.fragment_module);
+  sbk_module_info vertex;
+  require(sbk_bundle_module_info(&bundle, d.vertex_module, &vertex) == SBK_OK && vertex.stage == 1);
+}
+
+// The router data of format 2.1 (up to 64 recipes and prewarm positions): every result checked.
+void exercise_router_data(const sbk_bundle& bundle) {
+  constexpr uint32_t kMaxRows = 64;
+  const uint32_t recipes = sbk_bundle_dynamic_fallback_count(&bundle);
+  uint64_t size = 0;
+  require((recipes == 0) || sbk_bundle_section(&bundle, SBK_SECTION_DYNAMIC_FALLBACKS, &size) != nullptr);
+  for (uint32_t i = 0; i < std::min(recipes, kMaxRows) + 1; ++i) {
+    sbk_dynamic_fallback d;
+    const sbk_result r = sbk_bundle_dynamic_fallback(&bundle, i, &d);
+    require(r == SBK_OK || r == SBK_ERROR_CORRUPT || (r == SBK_NOT_FOUND && i >= recipes));
+    if (r != SBK_OK) {
+      const sbk_dynamic_fallback zero{};
+      require(std::memcmp(&d, &zero, sizeof d) == 0);
+      continue;
+    }
+    require_recipe_rules(bundle, d);
+    // Searching for what was read finds a recipe with exactly that family and signature (the first hit of
+    // a damaged bundle's duplicates need not be this one).
+    sbk_dynamic_fallback found;
+    uint32_t index = 0;
+    const sbk_result f = sbk_bundle_find_dynamic_fallback(&bundle, d.family_entry, &d.signature, &found, &index);
+    require(f == SBK_OK || f == SBK_NOT_FOUND || f == SBK_ERROR_CORRUPT);
+    if (f == SBK_OK) {
+      require(index < recipes && found.family_entry == d.family_entry &&
+              std::memcmp(&found.signature, &d.signature, sizeof d.signature) == 0);
+      require_recipe_rules(bundle, found);
+    } else {
+      require(index == 0xFFFFFFFFu);
+    }
+  }
+  uint32_t mask = 0;
+  float defaults[SBK_VERTEX_LOCATIONS][4];
+  const sbk_result r = sbk_bundle_vertex_defaults(&bundle, &mask, defaults);
+  require(r == SBK_OK || r == SBK_NOT_FOUND || r == SBK_ERROR_CORRUPT);
+  require(r != SBK_NOT_FOUND || sbk_bundle_section(&bundle, SBK_SECTION_DYNAMIC_FALLBACKS, &size) == nullptr);
+  for (uint32_t l = 0; l < SBK_VERTEX_LOCATIONS; ++l)
+    for (uint32_t c = 0; c < 4; ++c) {
+      require(std::isfinite(defaults[l][c]));
+      if (r != SBK_OK || !((mask >> l) & 1)) require(defaults[l][c] == 0.0f);
+    }
+  require(r == SBK_OK || mask == 0);
+  require((mask >> SBK_VERTEX_LOCATIONS) == 0);
+
+  const uint32_t prewarm = sbk_bundle_prewarm_count(&bundle);
+  for (uint32_t p = 0; p < std::min(prewarm, kMaxRows) + 1; ++p) {
+    uint32_t entry = 0, frame = 0;
+    const sbk_result w = sbk_bundle_prewarm_at(&bundle, p, &entry, &frame);
+    require(w == SBK_OK || w == SBK_ERROR_CORRUPT || (w == SBK_NOT_FOUND && p >= prewarm));
+    if (w != SBK_OK) {
+      require(entry == 0xFFFFFFFFu && frame == 0);
+      continue;
+    }
+    sbk_entry e;
+    require(sbk_bundle_entry_at(&bundle, entry, &e) == SBK_OK && e.kind == SBK_KEY_KIND_PIPELINE && e.key_size >= 6 &&
+            e.key[2] == SBK_ROUTE_EXACT);
+  }
+}
+
 // Every call of an open bundle, each result held to the contract where the contract says something checkable.
 void exercise_bundle(sbk_bundle& bundle) {
   constexpr uint32_t kMaxEntries = 256, kMaxModules = 16, kMaxLayouts = 64;
@@ -187,6 +261,7 @@ void exercise_bundle(sbk_bundle& bundle) {
     require(cache != nullptr && b >= cache && blob_size >= 32 && blob_size <= cache_size &&
             static_cast<uint64_t>(b - cache) <= cache_size - blob_size);
   }
+  exercise_router_data(bundle);
 }
 
 
@@ -225,6 +300,31 @@ void require_recipes_readable(const sbk_bundle& bundle) {
     }
     sbk_layout layout;
     require(sbk_bundle_layout(&bundle, entry.layout, &layout) == SBK_OK);
+  }
+  // And what a router creates: every dynamic-state fallback recipe, its modules, its layout, the defaults, and
+  // the exact pipeline of every prewarm position.
+  for (uint32_t i = 0; i < sbk_bundle_dynamic_fallback_count(&bundle); ++i) {
+    sbk_dynamic_fallback d;
+    require(sbk_bundle_dynamic_fallback(&bundle, i, &d) == SBK_OK);
+    for (const uint32_t m : {d.vertex_module, d.fragment_module}) {
+      sbk_module_info info;
+      require(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
+      ExactBuffer out(info.raw_size);
+      size_t got = 0;
+      require(sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx) == SBK_OK && got == info.raw_size);
+    }
+    sbk_layout layout;
+    require(sbk_bundle_layout(&bundle, d.layout, &layout) == SBK_OK);
+  }
+  uint64_t size = 0;
+  if (sbk_bundle_section(&bundle, SBK_SECTION_DYNAMIC_FALLBACKS, &size) != nullptr) {
+    uint32_t mask = 0;
+    float defaults[SBK_VERTEX_LOCATIONS][4];
+    require(sbk_bundle_vertex_defaults(&bundle, &mask, defaults) == SBK_OK);
+  }
+  for (uint32_t p = 0; p < sbk_bundle_prewarm_count(&bundle); ++p) {
+    uint32_t entry = 0, frame = 0;
+    require(sbk_bundle_prewarm_at(&bundle, p, &entry, &frame) == SBK_OK);
   }
   ZSTD_freeDCtx(dctx);
 }

@@ -15,7 +15,10 @@
  *
  * On a damaged bundle that opens, every call must return an error (or a miss: SBK_NOT_FOUND for a key the
  * bundle holds) or exactly the truth: a hit has the original entry's fields and key bytes, a module read that
- * succeeds gives the original bytes, and so on. Besides, open or sbk_bundle_check_sections must notice every
+ * succeeds gives the original bytes, and so on. The router data of format 2.1 is held to the same rule (every
+ * dynamic-state fallback recipe by index and by search, the vertex defaults, every prewarm position), with one
+ * documented allowance: a PREWARM position whose own bytes the damage touched may name another exact pipeline
+ * entry or frame (the loader checks the entry, not the section's checksum; check_sections must then notice). Besides, open or sbk_bundle_check_sections must notice every
  * change of any byte: sections by their checksums, the zero padding between them by check_sections' rule that
  * padding is zero (schemas/bundle.md).
  *
@@ -23,7 +26,9 @@
  * bundle that opens also goes through bundle::check_before_driver, what `shaderbake warm` runs before it opens a
  * Vulkan device (tests/loader/driver_checks_hook.cpp): it must return normally, and refuse every damage that open
  * lets through, or else give warm exactly the intact recipes (every pipeline entry, its two modules and its
- * layout read and equal the truth). A further mode reaches the checks behind the checksums:
+ * layout read and equal the truth; every dynamic-state fallback recipe reads and so do its modules and layout,
+ * equal to the truth unless the damage was sealed: recipes and defaults have no check of their own, so a sealed
+ * flip there makes another valid bundle, which the checks may accept). A further mode reaches the checks behind the checksums:
  *   sealed flips seeded random single-bit flips after the section table, then every section checksum and the
  *                header check recomputed (as a hostile writer would): the checks refuse, or the recipes are intact.
  *
@@ -109,7 +114,8 @@ enum { REGION_HEADER, REGION_TABLE, REGION_PADDING, REGION_SECTION0 }; /* + sect
 #define REGION_COUNT (REGION_SECTION0 + SBK_SECTION_TYPE_COUNT)
 static const char* const region_names[REGION_COUNT] = {
     "header",  "section table", "padding",    "?",       "META",   "INDEX",       "RECORDS",
-    "MODULES", "MODULE_DATA",   "DICTIONARY", "LAYOUTS", "REPORT", "DRIVER_CACHE"};
+    "MODULES", "MODULE_DATA",   "DICTIONARY", "LAYOUTS", "REPORT", "DRIVER_CACHE", "DYNAMIC_FALLBACKS",
+    "PREWARM"};
 
 typedef struct decoded_pipeline {
   uint8_t route;
@@ -137,6 +143,14 @@ typedef struct truth {
   size_t report_size;
   uint64_t table_end;
   uint64_t section_offset[SBK_SECTION_TYPE_COUNT], section_size[SBK_SECTION_TYPE_COUNT];
+  uint32_t recipe_count; /* DYNAMIC_FALLBACKS (0 without the section) */
+  sbk_dynamic_fallback* recipes;
+  int has_defaults;
+  uint32_t location_mask;
+  float defaults[SBK_VERTEX_LOCATIONS][4];
+  uint32_t prewarm_count; /* PREWARM (0 without the section) */
+  uint32_t* prewarm_entries;
+  uint32_t* prewarm_frames;
 } truth;
 
 static int region_of(const truth* t, uint64_t at) {
@@ -270,6 +284,28 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
   for (i = 0; i < t->layout_count; ++i)
     if (sbk_bundle_layout(&b, i, &t->layouts[i]) != SBK_OK) {
       fprintf(stderr, "bundle_robustness: layout %u of the intact bundle does not read\n", i);
+      return 0;
+    }
+
+  t->recipe_count = sbk_bundle_dynamic_fallback_count(&b);
+  t->recipes = (sbk_dynamic_fallback*)xmalloc(sizeof(sbk_dynamic_fallback) * t->recipe_count);
+  for (i = 0; i < t->recipe_count; ++i)
+    if (sbk_bundle_dynamic_fallback(&b, i, &t->recipes[i]) != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: dynamic fallback %u of the intact bundle does not read\n", i);
+      return 0;
+    }
+  r = sbk_bundle_vertex_defaults(&b, &t->location_mask, t->defaults);
+  t->has_defaults = r == SBK_OK;
+  if (r != SBK_OK && (r != SBK_NOT_FOUND || t->recipe_count != 0)) {
+    fprintf(stderr, "bundle_robustness: the vertex defaults of the intact bundle: %s\n", sbk_result_name(r));
+    return 0;
+  }
+  t->prewarm_count = sbk_bundle_prewarm_count(&b);
+  t->prewarm_entries = (uint32_t*)xmalloc(sizeof(uint32_t) * t->prewarm_count);
+  t->prewarm_frames = (uint32_t*)xmalloc(sizeof(uint32_t) * t->prewarm_count);
+  for (i = 0; i < t->prewarm_count; ++i)
+    if (sbk_bundle_prewarm_at(&b, i, &t->prewarm_entries[i], &t->prewarm_frames[i]) != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: prewarm position %u of the intact bundle does not read\n", i);
       return 0;
     }
 
@@ -510,6 +546,102 @@ static void read_rest(context* c, const sbk_bundle* b, outcome* out) {
   }
 }
 
+/* Whether the truth holds recipe (family_entry, signature), and at which index (-1: none). */
+static int truth_recipe_index(const truth* t, uint32_t family_entry, const sbk_attachment_signature* s) {
+  uint32_t i;
+  for (i = 0; i < t->recipe_count; ++i)
+    if (t->recipes[i].family_entry == family_entry && memcmp(&t->recipes[i].signature, s, sizeof *s) == 0) return (int)i;
+  return -1;
+}
+
+/* Whether entry `e` of the intact bundle is an exact-route pipeline. */
+static int truth_is_exact_pipeline(const truth* t, uint32_t e) {
+  return e < t->entry_count && t->entries[e].kind == SBK_KEY_KIND_PIPELINE && t->pipelines[e].route == SBK_ROUTE_EXACT;
+}
+
+static int damage_touches(const truth* t, int region, const uint64_t* damaged, size_t damaged_count) {
+  size_t k;
+  for (k = 0; k < damaged_count; ++k)
+    if (region_of(t, damaged[k]) == region) return 1;
+  return 0;
+}
+
+/* The router data of format 2.1: each call gives an error, a miss only where the re-sealed section table may
+ * have lost the section, or exactly the truth (PREWARM: see the allowance at the top). */
+static void read_router_data(context* c, const sbk_bundle* b, const uint64_t* damaged, size_t damaged_count,
+                             outcome* out) {
+  const truth* t = c->t;
+  const uint32_t count = sbk_bundle_dynamic_fallback_count(b), prewarm = sbk_bundle_prewarm_count(b);
+  const int prewarm_touched =
+      c->resealed || damage_touches(t, REGION_SECTION0 + SBK_SECTION_PREWARM, damaged, damaged_count);
+  uint32_t i, mask = 0, entry = 0, frame = 0;
+  float defaults[SBK_VERTEX_LOCATIONS][4];
+  sbk_dynamic_fallback d;
+  sbk_result r;
+  if (!c->resealed && (count != t->recipe_count || prewarm != t->prewarm_count))
+    fail("the router data's counts changed (%u recipes, %u prewarm positions)", count, prewarm);
+  for (i = 0; i <= count; ++i) {
+    r = sbk_bundle_dynamic_fallback(b, i, &d);
+    if (r == SBK_OK) {
+      if (i >= t->recipe_count || memcmp(&d, &t->recipes[i], sizeof d) != 0)
+        fail("dynamic_fallback(%u) returns data that differs from the intact recipe", i);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->read_error = 1;
+    } else if (r != SBK_NOT_FOUND || i < count) {
+      fail("dynamic_fallback(%u) of %u returned %s", i, count, sbk_result_name(r));
+    }
+  }
+  for (i = 0; i < t->recipe_count; ++i) {
+    const sbk_dynamic_fallback* want = &t->recipes[i];
+    sbk_attachment_signature other = want->signature;
+    uint32_t index = 0;
+    int k;
+    r = sbk_bundle_find_dynamic_fallback(b, want->family_entry, &want->signature, &d, &index);
+    if (r == SBK_OK) {
+      if (index != i || memcmp(&d, want, sizeof d) != 0) fail("find_dynamic_fallback(recipe %u) hits with different data", i);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->read_error = 1;
+    } else if (r != SBK_NOT_FOUND || !c->resealed) {
+      fail("find_dynamic_fallback(recipe %u) returned %s", i, sbk_result_name(r));
+    }
+    if (r != SBK_OK && index != 0xFFFFFFFFu) fail("find_dynamic_fallback fills its index on a miss");
+    /* A signature the bundle may lack: twice the samples. A hit must be a recipe of the truth. */
+    other.samples *= 2u;
+    k = truth_recipe_index(t, want->family_entry, &other);
+    r = sbk_bundle_find_dynamic_fallback(b, want->family_entry, &other, &d, NULL);
+    if (r == SBK_OK) {
+      if (k < 0 || memcmp(&d, &t->recipes[k], sizeof d) != 0) fail("find_dynamic_fallback(a signature the bundle lacks) hits");
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->read_error = 1;
+    } else if (r != SBK_NOT_FOUND) {
+      fail("find_dynamic_fallback(another signature) returned %s", sbk_result_name(r));
+    }
+  }
+  r = sbk_bundle_vertex_defaults(b, &mask, defaults);
+  if (r == SBK_OK) {
+    if (!t->has_defaults || mask != t->location_mask || memcmp(defaults, t->defaults, sizeof defaults) != 0)
+      fail("vertex_defaults returns data that differs from the intact defaults");
+  } else if (r == SBK_ERROR_CORRUPT) {
+    out->read_error = 1;
+  } else if (r != SBK_NOT_FOUND || (t->has_defaults && !c->resealed)) {
+    fail("vertex_defaults returned %s", sbk_result_name(r));
+  }
+  if (r != SBK_OK && mask != 0) fail("vertex_defaults fills its mask when it fails");
+  for (i = 0; i <= prewarm; ++i) {
+    r = sbk_bundle_prewarm_at(b, i, &entry, &frame);
+    if (r == SBK_OK) {
+      const int same = i < t->prewarm_count && entry == t->prewarm_entries[i] && frame == t->prewarm_frames[i];
+      if (!same && !(prewarm_touched && truth_is_exact_pipeline(t, entry)))
+        fail("prewarm_at(%u) returns entry %u frame %u, not the intact position's", i, entry, frame);
+    } else if (r == SBK_ERROR_CORRUPT) {
+      out->read_error = 1;
+    } else if (r != SBK_NOT_FOUND || i < prewarm) {
+      fail("prewarm_at(%u) of %u returned %s", i, prewarm, sbk_result_name(r));
+    }
+    if (r != SBK_OK && (entry != 0xFFFFFFFFu || frame != 0)) fail("prewarm_at fills its outputs when it fails");
+  }
+}
+
 #ifdef SBK_TEST_DRIVER_CHECKS
 /* What warm hands a driver once check_before_driver passed: every pipeline entry of the intact bundle, its
  * two modules and its layout, each read through the loader, must be there and be the truth. */
@@ -535,6 +667,39 @@ static void check_recipes_intact(context* c, const sbk_bundle* b) {
     if (sbk_bundle_layout(b, want->layout, &layout) != SBK_OK ||
         memcmp(&layout, &t->layouts[want->layout], sizeof layout) != 0)
       fail("the checks before a driver pass, but layout %u of pipeline entry %u is not the intact one", want->layout, i);
+  }
+  /* What a router creates: every dynamic-state fallback recipe (the intact ones, unless sealed damage made
+   * another valid bundle), its modules and its layout read; so do the defaults and every prewarm position. */
+  for (i = 0; i < sbk_bundle_dynamic_fallback_count(b); ++i) {
+    sbk_dynamic_fallback d;
+    sbk_layout layout;
+    if (sbk_bundle_dynamic_fallback(b, i, &d) != SBK_OK) {
+      fail("the checks before a driver pass, but dynamic fallback %u does not read", i);
+      continue;
+    }
+    if (!c->sealed && (i >= t->recipe_count || memcmp(&d, &t->recipes[i], sizeof d) != 0))
+      fail("the checks before a driver pass, but dynamic fallback %u is not the intact one", i);
+    for (k = 0; k < 2; ++k) {
+      const uint32_t m = k == 0 ? d.vertex_module : d.fragment_module;
+      size_t got = 0;
+      if (m >= t->module_count ||
+          sbk_bundle_read_module(b, m, c->module_buffer, t->module_infos[m].raw_size, &got, c->dctx) != SBK_OK ||
+          got != t->module_infos[m].raw_size || memcmp(c->module_buffer, t->modules[m], got) != 0)
+        fail("the checks before a driver pass, but module %u of dynamic fallback %u is not an intact module", m, i);
+    }
+    if (sbk_bundle_layout(b, d.layout, &layout) != SBK_OK)
+      fail("the checks before a driver pass, but the layout of dynamic fallback %u does not read", i);
+  }
+  if (sbk_bundle_dynamic_fallback_count(b) > 0) {
+    uint32_t mask = 0;
+    float defaults[SBK_VERTEX_LOCATIONS][4];
+    if (sbk_bundle_vertex_defaults(b, &mask, defaults) != SBK_OK)
+      fail("the checks before a driver pass, but the vertex defaults do not read");
+  }
+  for (i = 0; i < sbk_bundle_prewarm_count(b); ++i) {
+    uint32_t entry = 0, frame = 0;
+    if (sbk_bundle_prewarm_at(b, i, &entry, &frame) != SBK_OK || !truth_is_exact_pipeline(t, entry))
+      fail("the checks before a driver pass, but prewarm position %u does not name an intact exact pipeline", i);
   }
 }
 #endif
@@ -570,6 +735,7 @@ static void exercise(context* c, const uint8_t* data, size_t size, const uint64_
   }
   read_modules(c, &b, damaged, damaged_count, out);
   read_rest(c, &b, out);
+  read_router_data(c, &b, damaged, damaged_count, out);
   out->sections_failed = sbk_bundle_check_sections(&b) != SBK_OK;
   sbk_bundle_close(&b);
 }
@@ -990,8 +1156,10 @@ int main(int argc, char** argv) {
   printf("bundle_robustness %s: %zu bytes, seed 0x%llx (--seed to replay), %lu flips, %lu overwrites\n", path, size,
          (unsigned long long)o.seed, o.flips, o.overwrites);
   if (!record_truth(&t, data, size)) return 1;
-  printf("  intact: %u entries, %u modules, %u layouts, report %zu bytes; sections end their table at %llu\n",
-         t.entry_count, t.module_count, t.layout_count, t.report_size, (unsigned long long)t.table_end);
+  printf("  intact: %u entries, %u modules, %u layouts, report %zu bytes, %u dynamic fallbacks, %u prewarm "
+         "positions; sections end their table at %llu\n",
+         t.entry_count, t.module_count, t.layout_count, t.report_size, t.recipe_count, t.prewarm_count,
+         (unsigned long long)t.table_end);
 
   memset(&c, 0, sizeof c);
   c.t = &t;
@@ -1050,6 +1218,9 @@ int main(int argc, char** argv) {
   free(t.frame_offsets);
   free(t.module_uses_dictionary);
   free(t.layouts);
+  free(t.recipes);
+  free(t.prewarm_entries);
+  free(t.prewarm_frames);
   free(t.report);
   free(data);
   if (failures) {
