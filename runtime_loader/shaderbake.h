@@ -624,6 +624,13 @@ SBK_API uint32_t sbk_bundle_dynamic_fallback_count(const sbk_bundle* bundle);
    size), as sbk_bundle_layout does), and then reads the family entry's record and the vertex module's row:
    meant to be called when a pipeline is created, not per draw. On any result but SBK_OK, *out is zeroed. */
 SBK_API sbk_result sbk_bundle_dynamic_fallback(const sbk_bundle* bundle, uint32_t index, sbk_dynamic_fallback* out);
+/* Every recipe at once, in section order, into out[0 .. count) with count = sbk_bundle_dynamic_fallback_count:
+   the section's checksum is verified once and each recipe checked as above (what a router does at load, instead
+   of one O(section) call per recipe). SBK_OK also for a bundle without the section (nothing written);
+   SBK_ERROR_BUFFER_TOO_SMALL when `capacity` is below the count; SBK_ERROR_CORRUPT at the first recipe that breaks
+   a rule. */
+SBK_API sbk_result sbk_bundle_read_dynamic_fallbacks(const sbk_bundle* bundle, sbk_dynamic_fallback* out,
+                                                     uint32_t capacity);
 /* Binary search for (family_entry, signature): SBK_OK fills *out (and *index_out if not NULL); SBK_NOT_FOUND is the
    normal miss (also with no section); SBK_ERROR_CORRUPT when a recipe met breaks a rule. No allocation. The
    section's checksum is verified first, as above. On any result but SBK_OK, *out is zeroed and *index_out (if not
@@ -2335,6 +2342,23 @@ SBK_API sbk_result sbk_bundle_dynamic_fallback(const sbk_bundle* bundle, uint32_
   r = sbk__dynamic_fallbacks(bundle, &section, &count);
   if (r != SBK_OK) return r;
   return sbk__read_recipe(bundle, section, index, out);
+}
+
+SBK_API sbk_result sbk_bundle_read_dynamic_fallbacks(const sbk_bundle* bundle, sbk_dynamic_fallback* out,
+                                                     uint32_t capacity) {
+  const uint8_t* section;
+  uint32_t count, i;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && (out != NULL || capacity == 0));
+  if (sbk_bundle_dynamic_fallback_count(bundle) == 0) return SBK_OK;
+  r = sbk__dynamic_fallbacks(bundle, &section, &count);
+  if (r != SBK_OK) return r;
+  if (capacity < count) return SBK_ERROR_BUFFER_TOO_SMALL;
+  for (i = 0; i < count; ++i) {
+    r = sbk__read_recipe(bundle, section, i, &out[i]);
+    if (r != SBK_OK) return r;
+  }
+  return SBK_OK;
 }
 
 SBK_API sbk_result sbk_bundle_find_dynamic_fallback(const sbk_bundle* bundle, uint32_t family_entry,

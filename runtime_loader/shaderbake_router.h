@@ -782,11 +782,6 @@ typedef struct sbk__entry_state {
   uint8_t pad[3];
 } sbk__entry_state;
 
-typedef struct sbk__recipe {
-  VkPipeline pipeline;
-  sbk_dynamic_fallback recipe;
-} sbk__recipe;
-
 /* Job words: kind in bits 62-63, index in bits 0-31. */
 enum { SBK__JOB_EXACT = 1, SBK__JOB_FALLBACK = 2, SBK__JOB_RECIPE = 3 };
 #define SBK__JOB(kind, index) (((uint64_t)(kind) << 62) | (uint64_t)(index))
@@ -811,7 +806,8 @@ struct sbk_router {
   VkBuffer defaults_buffer;
   VkDeviceMemory defaults_memory;
   uint32_t max_vertex_bindings;
-  sbk__recipe* recipes;
+  sbk_dynamic_fallback* recipes; /* the bundle's dynamic-state fallback recipes, checked once at create */
+  VkPipeline* recipe_pipelines;  /* created at load, by recipe */
   uint32_t* recipe_table; /* open addressing: recipe index + 1, 0 = empty */
   uint64_t recipe_table_mask;
   uint64_t capacity;      /* outstanding requests at most (queue_capacity) */
@@ -894,7 +890,7 @@ static VkResult sbk__router_create_pipeline(const sbk_router* r, uint32_t kind, 
   VkResult vr;
   *out = VK_NULL_HANDLE;
   if (kind == SBK__JOB_RECIPE) {
-    const sbk_dynamic_fallback* d = &r->recipes[index].recipe;
+    const sbk_dynamic_fallback* d = &r->recipes[index];
     vertex_module = d->vertex_module;
     fragment_module = d->fragment_module;
     layout = d->layout;
@@ -951,10 +947,8 @@ static VkResult sbk__router_create_pipeline(const sbk_router* r, uint32_t kind, 
       storage.dynamic.dynamicStateCount = (uint32_t)(sizeof kDynamic / sizeof kDynamic[0]);
       storage.dynamic.pDynamicStates = kDynamic;
       ci.pVertexInputState = NULL; /* ignored with VK_DYNAMIC_STATE_VERTEX_INPUT_EXT */
-      vr = r->vk.create_graphics_pipelines(r->device, r->desc.pipeline_cache, 1, &ci, NULL, out);
-    } else {
-      vr = r->vk.create_graphics_pipelines(r->device, r->desc.pipeline_cache, 1, &ci, NULL, out);
     }
+    vr = r->vk.create_graphics_pipelines(r->device, r->desc.pipeline_cache, 1, &ci, NULL, out);
   }
   if (vertex) r->vk.destroy_shader_module(r->device, vertex, NULL);
   if (fragment) r->vk.destroy_shader_module(r->device, fragment, NULL);
@@ -1085,7 +1079,7 @@ static void sbk__router_adopt_one(sbk_router* r, const uint64_t done[3]) {
   if (kind == SBK__JOB_RECIPE) {
     ++r->stats.load_pipelines;
     if (vr == VK_SUCCESS && pipeline) {
-      r->recipes[index].pipeline = pipeline;
+      r->recipe_pipelines[index] = pipeline;
       ++r->fallback_ready;
     } else {
       ++r->stats.load_failures;
@@ -1249,10 +1243,10 @@ static uint32_t sbk__router_find_recipe(const sbk_router* r, uint32_t family_ent
   if (!r->recipe_table) return SBK__NO_ENTRY;
   for (slot = sbk__recipe_hash(family_entry, sig) & r->recipe_table_mask;; slot = (slot + 1) & r->recipe_table_mask) {
     const uint32_t v = r->recipe_table[slot];
-    const sbk__recipe* c;
+    const sbk_dynamic_fallback* c;
     if (v == 0) return SBK__NO_ENTRY;
     c = &r->recipes[v - 1];
-    if (c->recipe.family_entry == family_entry && memcmp(&c->recipe.signature, sig, sizeof *sig) == 0) return v - 1;
+    if (c->family_entry == family_entry && memcmp(&c->signature, sig, sizeof *sig) == 0) return v - 1;
   }
 }
 
@@ -1337,16 +1331,18 @@ SBK_API sbk_result sbk_router_create(const sbk_router_desc* desc, sbk_router** o
     if (sr == SBK_ERROR_CORRUPT) return sbk__router_fail(r, SBK_ERROR_CORRUPT, VK_SUCCESS, vk_result);
     if (sr == SBK_OK) {
       r->recipe_count = sbk_bundle_dynamic_fallback_count(desc->bundle);
-      r->recipes = (sbk__recipe*)SBK_ROUTER_CALLOC(r->recipe_count, sizeof *r->recipes);
+      r->recipes = (sbk_dynamic_fallback*)SBK_ROUTER_CALLOC(r->recipe_count, sizeof *r->recipes);
+      r->recipe_pipelines = (VkPipeline*)SBK_ROUTER_CALLOC(r->recipe_count, sizeof *r->recipe_pipelines);
       r->recipe_table_mask = sbk__pow2_at_least((uint64_t)r->recipe_count * 2u) - 1u;
       r->recipe_table = (uint32_t*)SBK_ROUTER_CALLOC((size_t)r->recipe_table_mask + 1u, sizeof(uint32_t));
-      if (!r->recipes || !r->recipe_table) return sbk__router_fail(r, SBK_ERROR_OUT_OF_MEMORY, VK_SUCCESS, vk_result);
+      if (!r->recipes || !r->recipe_pipelines || !r->recipe_table)
+        return sbk__router_fail(r, SBK_ERROR_OUT_OF_MEMORY, VK_SUCCESS, vk_result);
+      if (sbk_bundle_read_dynamic_fallbacks(desc->bundle, r->recipes, r->recipe_count) != SBK_OK)
+        return sbk__router_fail(r, SBK_ERROR_CORRUPT, VK_SUCCESS, vk_result);
       for (i = 0; i < r->recipe_count; ++i) {
         uint64_t slot;
-        if (sbk_bundle_dynamic_fallback(desc->bundle, i, &r->recipes[i].recipe) != SBK_OK ||
-            r->recipes[i].recipe.layout >= r->layout_count)
-          return sbk__router_fail(r, SBK_ERROR_CORRUPT, VK_SUCCESS, vk_result);
-        slot = sbk__recipe_hash(r->recipes[i].recipe.family_entry, &r->recipes[i].recipe.signature) & r->recipe_table_mask;
+        if (r->recipes[i].layout >= r->layout_count) return sbk__router_fail(r, SBK_ERROR_CORRUPT, VK_SUCCESS, vk_result);
+        slot = sbk__recipe_hash(r->recipes[i].family_entry, &r->recipes[i].signature) & r->recipe_table_mask;
         while (r->recipe_table[slot]) slot = (slot + 1) & r->recipe_table_mask;
         r->recipe_table[slot] = i + 1;
       }
@@ -1356,7 +1352,9 @@ SBK_API sbk_result sbk_router_create(const sbk_router_desc* desc, sbk_router** o
 
   r->states = (sbk__entry_state*)SBK_ROUTER_CALLOC(r->entry_count ? r->entry_count : 1, sizeof *r->states);
   r->claimed = (uint64_t*)SBK_ROUTER_CALLOC(r->entry_count ? r->entry_count : 1, sizeof(uint64_t));
-  r->retry_list = (uint32_t*)SBK_ROUTER_CALLOC(r->entry_count ? r->entry_count : 1, sizeof(uint32_t));
+  /* An entry is listed once, but while begin_frame requeues, a due entry may be appended before its old slot is
+   * dropped: room for twice the entries. */
+  r->retry_list = (uint32_t*)SBK_ROUTER_CALLOC(r->entry_count ? 2u * (size_t)r->entry_count : 1, sizeof(uint32_t));
   r->promotions = (sbk_router_promotion*)SBK_ROUTER_CALLOC(r->entry_count ? r->entry_count : 1, sizeof *r->promotions);
   r->set_layouts = (VkDescriptorSetLayout*)SBK_ROUTER_CALLOC(r->layout_count ? r->layout_count : 1, sizeof(VkDescriptorSetLayout));
   r->pipeline_layouts = (VkPipelineLayout*)SBK_ROUTER_CALLOC(r->layout_count ? r->layout_count : 1, sizeof(VkPipelineLayout));
@@ -1456,36 +1454,35 @@ SBK_API void sbk_router_begin_frame(sbk_router* r, uint64_t frame) {
     sbk__router_adopt_one(r, done);
     ++adopted;
   }
-  for (i = 0; i < r->retry_count; ++i) {
-    const uint32_t entry = r->retry_list[i];
-    sbk__entry_state* s = &r->states[entry];
-    if (s->promotion != SBK_PROMOTION_QUEUE_BACKOFF && s->promotion != SBK_PROMOTION_FAILED_BACKOFF) {
+  /* Requeue what is due and keep what still waits, compacting the list in place. A request that meets a full
+   * queue again appends its entry past the entries listed at the start; that tail is moved down after. */
+  {
+    const uint32_t listed = r->retry_count;
+    for (i = 0; i < listed; ++i) {
+      const uint32_t entry = r->retry_list[i];
+      sbk__entry_state* s = &r->states[entry];
+      const int backing_off = s->promotion == SBK_PROMOTION_QUEUE_BACKOFF || s->promotion == SBK_PROMOTION_FAILED_BACKOFF;
+      if (backing_off && frame < s->retry_frame) {
+        r->retry_list[kept++] = entry;
+        continue;
+      }
       s->in_retry_list = 0;
-      continue;
+      if (!backing_off) continue;
+      s->promotion = SBK_PROMOTION_ABSENT;
+      sbk__router_request(r, entry, s->required);
     }
-    if (frame < s->retry_frame) {
-      r->retry_list[kept++] = entry;
-      continue;
-    }
-    s->in_retry_list = 0;
-    s->promotion = SBK_PROMOTION_ABSENT;
-    sbk__router_request(r, entry, s->required);
-    if (s->in_retry_list) {
-      /* re-added at the end by retry_later: keep it in place instead */
-      --r->retry_count;
-      r->retry_list[kept++] = entry;
-    }
+    for (i = listed; i < r->retry_count; ++i) r->retry_list[kept++] = r->retry_list[i];
+    r->retry_count = kept;
   }
-  r->retry_count = kept;
-  while (r->refused > 0) {
-    --r->refused;
-    sbk__fetch_add(&r->runs_submitted, 1);
-    if (r->submit(r->executor, sbk__router_worker, r) != 0) {
-      sbk__fetch_add(&r->runs_submitted, (uint64_t)-1);
-      ++r->refused;
-      ++r->stats.executor_refused;
-      break;
+  {
+    /* Offer the refused runs again; stop at the first the executor still refuses (offer counts it anew). */
+    uint64_t offers = r->refused;
+    r->refused = 0;
+    while (offers > 0 && r->refused == 0) {
+      --offers;
+      sbk__router_offer(r);
     }
+    r->refused += offers;
   }
   sbk__router_top_up_prewarm(r);
 }
@@ -1558,9 +1555,9 @@ static sbk_result sbk__router_route(const sbk_router* r, const sbk_router_draw* 
         sbk_attachment_signature_of(draw->host, &sig);
         recipe = sbk__router_find_recipe(r, e.index, &sig);
         binding = sbk__defaults_binding(r, draw->host);
-        if (recipe != SBK__NO_ENTRY && r->recipes[recipe].pipeline && binding != UINT32_MAX) {
-          out->pipeline = r->recipes[recipe].pipeline;
-          out->layout_index = r->recipes[recipe].recipe.layout;
+        if (recipe != SBK__NO_ENTRY && r->recipe_pipelines[recipe] && binding != UINT32_MAX) {
+          out->pipeline = r->recipe_pipelines[recipe];
+          out->layout_index = r->recipes[recipe].layout;
           out->layout = r->pipeline_layouts[out->layout_index];
           out->defaults_binding = binding;
           out->route = SBK_ROUTED_DYNAMIC_FALLBACK;
@@ -1797,8 +1794,8 @@ SBK_API sbk_result sbk_router_layout(const sbk_router* r, uint32_t layout_index,
 SBK_API void sbk_router_stats_get(const sbk_router* r, sbk_router_stats* out) {
   SBK_ASSERT(r != NULL && out != NULL);
   *out = r->stats;
-  out->worker_cpu_ns = sbk__load_acquire(&((sbk_router*)r)->worker_cpu_ns);
-  out->worker_creations = sbk__load_acquire(&((sbk_router*)r)->worker_creations);
+  out->worker_cpu_ns = sbk__load_acquire(&r->worker_cpu_ns);
+  out->worker_creations = sbk__load_acquire(&r->worker_creations);
   out->required_depth = sbk__ring_depth(&r->required);
   out->speculative_depth = sbk__ring_depth(&r->speculative);
   out->outstanding = (uint32_t)r->outstanding;
@@ -1823,24 +1820,16 @@ SBK_API void sbk_router_destroy(sbk_router* r) {
     r->own_pool = NULL;
   }
   while (sbk__load_seq(&r->runs_finished) < sbk__load_seq(&r->runs_submitted)) sbk__yield();
-  if (r->completions.cells) {
-    while (sbk__ring_pop(&r->completions, done)) {
-      const VkPipeline p = sbk__handle_of(done[1]);
-      if (p && !(done[2] & SBK__SKIPPED_BIT)) {
-        const uint32_t kind = SBK__JOB_KIND(done[0]), index = SBK__JOB_INDEX(done[0]);
-        /* Not adopted: destroy it here unless it is already someone's (never the case for a completion). */
-        (void)kind;
-        (void)index;
-        r->vk.destroy_pipeline(r->device, p, NULL);
-      }
-    }
-  }
+  /* Finished and never adopted: nobody else holds these. */
+  if (r->completions.cells)
+    while (sbk__ring_pop(&r->completions, done))
+      if (!(done[2] & SBK__SKIPPED_BIT) && sbk__handle_of(done[1])) r->vk.destroy_pipeline(r->device, sbk__handle_of(done[1]), NULL);
   if (r->states && r->vk.destroy_pipeline)
     for (i = 0; i < r->entry_count; ++i)
       if (r->states[i].pipeline) r->vk.destroy_pipeline(r->device, r->states[i].pipeline, NULL);
-  if (r->recipes && r->vk.destroy_pipeline)
+  if (r->recipe_pipelines && r->vk.destroy_pipeline)
     for (i = 0; i < r->recipe_count; ++i)
-      if (r->recipes[i].pipeline) r->vk.destroy_pipeline(r->device, r->recipes[i].pipeline, NULL);
+      if (r->recipe_pipelines[i]) r->vk.destroy_pipeline(r->device, r->recipe_pipelines[i], NULL);
   if (r->pipeline_layouts && r->vk.destroy_pipeline_layout)
     for (i = 0; i < r->layout_count; ++i)
       if (r->pipeline_layouts[i]) r->vk.destroy_pipeline_layout(r->device, r->pipeline_layouts[i], NULL);
@@ -1860,6 +1849,7 @@ SBK_API void sbk_router_destroy(sbk_router* r) {
   SBK_ROUTER_FREE(r->pipeline_layouts);
   SBK_ROUTER_FREE(r->key_scratch);
   SBK_ROUTER_FREE(r->recipes);
+  SBK_ROUTER_FREE(r->recipe_pipelines);
   SBK_ROUTER_FREE(r->recipe_table);
   SBK_ROUTER_FREE(r);
 }

@@ -13,6 +13,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "tests/bundle/bundle_sections.hpp"
 
 using namespace shaderbake;
 using bundle::DriverCacheBlob;
@@ -56,30 +57,12 @@ std::vector<uint8_t> empty_bundle() {
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
-// A bundle's sections by type, copied out (read with the loader's section table).
-std::map<uint32_t, std::vector<uint8_t>> sections_of(const std::vector<uint8_t>& bytes) {
-  std::map<uint32_t, std::vector<uint8_t>> out;
-  sbk_bundle b;
-  EXPECT_EQ(sbk_bundle_open_memory(&b, bytes.data(), bytes.size()), SBK_OK);
-  for (uint32_t type = 1; type < SBK_SECTION_TYPE_COUNT; ++type) {
-    uint64_t size = 0;
-    const uint8_t* section = sbk_bundle_section(&b, static_cast<sbk_section_type>(type), &size);
-    if (section) out[type].assign(section, section + size);
-  }
-  return out;
-}
+using shaderbake::testing::sections_of;
 
 // `base`'s sections with DRIVER_CACHE set to `section` (any bytes: the frame's checksums are right, so only the
 // section's own rules can catch what is wrong with it).
 std::vector<uint8_t> with_section(const std::vector<uint8_t>& base, const std::vector<uint8_t>& section) {
-  auto sections = sections_of(base);
-  sections[SBK_SECTION_DRIVER_CACHE] = section;
-  std::map<uint32_t, std::span<const uint8_t>> views(sections.begin(), sections.end());
-  bundle::BundleHeader header;
-  std::memcpy(header.toolchain_digest.data(), base.data() + 32, 16);
-  auto bytes = bundle::assemble_bundle(header, views);
-  EXPECT_TRUE(bytes.ok());
-  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+  return shaderbake::testing::with_section(base, SBK_SECTION_DRIVER_CACHE, section);
 }
 
 // The loader's answer for `id` on `bytes`; `found` receives the blob on SBK_OK.

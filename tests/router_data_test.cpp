@@ -25,6 +25,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "tests/bundle/bundle_sections.hpp"
 
 using namespace shaderbake;
 
@@ -243,6 +244,16 @@ TEST(RouterData, every_recipe_default_and_prewarm_position_reads_back_as_added) 
   sbk_dynamic_fallback d;
   EXPECT_EQ(sbk_bundle_dynamic_fallback(b.get(), 5, &d), SBK_NOT_FOUND);
 
+  // All at once reads the same recipes in the same order, and wants room for all of them.
+  std::vector<sbk_dynamic_fallback> all(5);
+  ASSERT_EQ(sbk_bundle_read_dynamic_fallbacks(b.get(), all.data(), 5), SBK_OK);
+  for (uint32_t i = 0; i < 5; ++i) {
+    sbk_dynamic_fallback one;
+    ASSERT_EQ(sbk_bundle_dynamic_fallback(b.get(), i, &one), SBK_OK);
+    EXPECT_EQ(std::memcmp(&one, &all[i], sizeof one), 0) << i;
+  }
+  EXPECT_EQ(sbk_bundle_read_dynamic_fallbacks(b.get(), all.data(), 4), SBK_ERROR_BUFFER_TOO_SMALL);
+
   // Misses: a signature no recipe of that family has, and the family whose ubershader failed.
   const sbk_attachment_signature b_sig = signature(2, {kR8G8B8A8Unorm, kB8G8R8A8Unorm}, 0, 4);
   uint32_t index = 7;
@@ -445,28 +456,8 @@ TEST(RouterData, the_writer_refuses_recipes_and_prewarm_entries_that_break_a_rul
 
 namespace {
 
-std::map<uint32_t, std::vector<uint8_t>> sections_of(const std::vector<uint8_t>& bytes) {
-  std::map<uint32_t, std::vector<uint8_t>> out;
-  Open b(bytes);
-  EXPECT_EQ(b.result(), SBK_OK);
-  for (uint32_t type = 1; type < SBK_SECTION_TYPE_COUNT; ++type) {
-    uint64_t size = 0;
-    if (const uint8_t* s = sbk_bundle_section(b.get(), static_cast<sbk_section_type>(type), &size)) out[type].assign(s, s + size);
-  }
-  return out;
-}
-
-// `base` with one section's bytes replaced (checksums made to match: only the section's own rules can catch it).
-std::vector<uint8_t> with_section(const std::vector<uint8_t>& base, uint32_t type, const std::vector<uint8_t>& section) {
-  auto sections = sections_of(base);
-  sections[type] = section;
-  std::map<uint32_t, std::span<const uint8_t>> views(sections.begin(), sections.end());
-  bundle::BundleHeader header;
-  std::memcpy(header.toolchain_digest.data(), base.data() + 32, 16);
-  auto bytes = bundle::assemble_bundle(header, views);
-  EXPECT_TRUE(bytes.ok());
-  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
-}
+using shaderbake::testing::sections_of;
+using shaderbake::testing::with_section;
 
 void put_u32(std::vector<uint8_t>& v, size_t at, uint32_t x) {
   for (int i = 0; i < 4; ++i) v[at + i] = static_cast<uint8_t>(x >> (8 * i));
@@ -546,6 +537,9 @@ TEST(RouterData, the_accessors_refuse_each_broken_rule_on_use) {
     const sbk_dynamic_fallback zero{};
     EXPECT_EQ(std::memcmp(&out, &zero, sizeof out), 0) << k.what << ": the output is zeroed";
     EXPECT_EQ(sbk_bundle_dynamic_fallback(b.get(), 1, &out), SBK_OK) << k.what << ": the others still read";
+    std::vector<sbk_dynamic_fallback> all(sbk_bundle_dynamic_fallback_count(b.get()));
+    EXPECT_EQ(sbk_bundle_read_dynamic_fallbacks(b.get(), all.data(), static_cast<uint32_t>(all.size())), SBK_ERROR_CORRUPT)
+        << k.what << ": all at once refuses the broken one";
   }
   // The vertex module must be of stage vertex: point recipe 0 at the family's fragment module.
   {

@@ -7,17 +7,13 @@
 
 namespace shaderbake::replay {
 
-namespace {
-
 Error bundle_error(sbk_result r, const std::string& what) {
   Error e;
-  e.kind = ErrorKind::bad_input;
+  e.kind = r == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
   e.reason = "bundle_unusable";
   e.message = what + ": " + sbk_result_name(r);
   return e;
 }
-
-}  // namespace
 
 Result<uint32_t> BundlePipelines::load() {
   zstd_.reset(ZSTD_createDCtx());

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +17,10 @@
 #include "samples/replay/pipeline_factory.hpp"
 
 namespace shaderbake::replay {
+
+// A bundle the replay cannot use (ErrorKind::bad_input, or io when the result is SBK_ERROR_IO; reason
+// "bundle_unusable"): "<what>: <result name>".
+Error bundle_error(sbk_result r, const std::string& what);
 
 // The bundle's routes, read strictly through runtime_loader/shaderbake.h, as a renderer reads them.
 //

@@ -118,6 +118,25 @@ struct FrameContext {
   bool read_back_pixels;
 };
 
+// Submits the frame and records what every mode records of it: its pixels (when read back), first-use and
+// submit times, fallback GPU time, draws.
+Status end_frame(const FrameContext& c, const ReplayFrame& frame, const DrawnDigest& drawn, double first_use_ms,
+                 ModeResult& out) {
+  FramePixels pixels;
+  auto submit_ms = c.renderer.end_frame(c.read_back_pixels ? &pixels : nullptr);
+  if (!submit_ms) return std::move(submit_ms).error();
+  if (c.read_back_pixels) {
+    pixels.drawn_digest = drawn.value;
+    out.pixels.push_back(std::move(pixels));
+  }
+  out.frame_first_use_ms.push_back(first_use_ms);
+  out.frame_submit_ms.push_back(*submit_ms);
+  if (c.renderer.gpu_timestamps()) out.frame_fallback_gpu_ms.push_back(c.renderer.fallback_gpu_ms());
+  out.draws += frame.count;
+  ++out.frames;
+  return ok_status();
+}
+
 // The frames of modes none, bundle and bundle+cache: each pair resolved once, at its first use, on the
 // render thread (`routes` is null in mode none).
 Status replay_frames(const FrameContext& c, BundlePipelines* routes, ModeResult& out) {
@@ -163,18 +182,7 @@ Status replay_frames(const FrameContext& c, BundlePipelines* routes, ModeResult&
       }
       if (Status s = c.renderer.draw(r.binding, draw.host); !s) return s;
     }
-    FramePixels pixels;
-    auto submit_ms = c.renderer.end_frame(c.read_back_pixels ? &pixels : nullptr);
-    if (!submit_ms) return std::move(submit_ms).error();
-    if (c.read_back_pixels) {
-      pixels.drawn_digest = drawn.value;
-      out.pixels.push_back(std::move(pixels));
-    }
-    out.frame_first_use_ms.push_back(first_use_ms);
-    out.frame_submit_ms.push_back(*submit_ms);
-    if (c.renderer.gpu_timestamps()) out.frame_fallback_gpu_ms.push_back(c.renderer.fallback_gpu_ms());
-    out.draws += frame.count;
-    ++out.frames;
+    if (Status s = end_frame(c, frame, drawn, first_use_ms, out); !s) return s;
   }
   return ok_status();
 }
@@ -290,19 +298,8 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
       }
       if (Status s = c.renderer.draw(*binding, draw.host); !s) return s;
     }
-    FramePixels pixels;
-    auto submit_ms = c.renderer.end_frame(c.read_back_pixels ? &pixels : nullptr);
-    if (!submit_ms) return std::move(submit_ms).error();
-    if (c.read_back_pixels) {
-      pixels.drawn_digest = drawn.value;
-      out.pixels.push_back(std::move(pixels));
-    }
-    out.frame_first_use_ms.push_back(first_use_ms);
-    out.frame_submit_ms.push_back(*submit_ms);
     out.router.frame_router_ms.push_back(router_ms);
-    if (c.renderer.gpu_timestamps()) out.frame_fallback_gpu_ms.push_back(c.renderer.fallback_gpu_ms());
-    out.draws += frame.count;
-    ++out.frames;
+    if (Status s = end_frame(c, frame, drawn, first_use_ms, out); !s) return s;
   }
 
   // The trace's frames are over: what the router did within them.
@@ -356,20 +353,14 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
   OpenBundle bundle;
   if (mode != Mode::none) {
     if (sbk_result r = sbk_bundle_open_file(&bundle.bundle, options.bundle_path.c_str()); r != SBK_OK) {
-      Error e;
-      e.kind = r == SBK_ERROR_IO ? ErrorKind::io : ErrorKind::bad_input;
-      e.reason = "bundle_unusable";
-      e.message = std::string("cannot open the bundle: ") + sbk_result_name(r);
+      Error e = bundle_error(r, "cannot open the bundle");
       e.where.file = options.bundle_path;
       return e;
     }
     bundle.open = true;
     // Part of the load: the dictionary is digested once, so that every module read during play only decodes.
     if (sbk_result r = sbk_bundle_prepare_dictionary(&bundle.bundle); r != SBK_OK) {
-      Error e;
-      e.kind = ErrorKind::bad_input;
-      e.reason = "bundle_unusable";
-      e.message = std::string("cannot digest the bundle's dictionary: ") + sbk_result_name(r);
+      Error e = bundle_error(r, "cannot digest the bundle's dictionary");
       e.where.file = options.bundle_path;
       return e;
     }

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "samples/replay/router_pipelines.hpp"
 
+#include "samples/replay/bundle_pipelines.hpp"
+
 #include <string>
 
 namespace shaderbake::replay {
-
-namespace {
-
-Error bundle_error(sbk_result r, const std::string& what) {
-  Error e;
-  e.kind = ErrorKind::bad_input;
-  e.reason = "bundle_unusable";
-  e.message = what + ": " + sbk_result_name(r);
-  return e;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<RouterPipelines>> RouterPipelines::load(const VulkanDevice& device, const sbk_bundle& bundle,
                                                                VkPipelineCache cache, const Options& options) {

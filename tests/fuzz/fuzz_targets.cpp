@@ -287,34 +287,31 @@ sbk_result open_resealed(sbk_bundle& bundle, ExactBuffer& copy, size_t size) {
 // Once check_before_driver passed, what warm creates must read: every pipeline entry, its modules, its layout.
 void require_recipes_readable(const sbk_bundle& bundle) {
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  // One recipe's modules and layout, as a pipeline creation reads them.
+  auto require_readable = [&](uint32_t vertex, uint32_t fragment, uint32_t layout_index) {
+    for (const uint32_t m : {vertex, fragment}) {
+      sbk_module_info info;
+      require(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
+      ExactBuffer out(info.raw_size);
+      size_t got = 0;
+      require(sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx) == SBK_OK && got == info.raw_size);
+    }
+    sbk_layout layout;
+    require(sbk_bundle_layout(&bundle, layout_index, &layout) == SBK_OK);
+  };
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
     sbk_entry entry;
     require(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_OK);
-    if (entry.kind != SBK_KEY_KIND_PIPELINE) continue;
-    for (const uint32_t m : {entry.vertex_module, entry.fragment_module}) {
-      sbk_module_info info;
-      require(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
-      ExactBuffer out(info.raw_size);
-      size_t got = 0;
-      require(sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx) == SBK_OK && got == info.raw_size);
-    }
-    sbk_layout layout;
-    require(sbk_bundle_layout(&bundle, entry.layout, &layout) == SBK_OK);
+    if (entry.kind == SBK_KEY_KIND_PIPELINE) require_readable(entry.vertex_module, entry.fragment_module, entry.layout);
   }
-  // And what a router creates: every dynamic-state fallback recipe, its modules, its layout, the defaults, and
-  // the exact pipeline of every prewarm position.
-  for (uint32_t i = 0; i < sbk_bundle_dynamic_fallback_count(&bundle); ++i) {
+  // And what a router creates: every dynamic-state fallback recipe (one by one and all at once), its modules,
+  // its layout, the defaults, and the exact pipeline of every prewarm position.
+  std::vector<sbk_dynamic_fallback> all(sbk_bundle_dynamic_fallback_count(&bundle));
+  require(sbk_bundle_read_dynamic_fallbacks(&bundle, all.data(), static_cast<uint32_t>(all.size())) == SBK_OK);
+  for (uint32_t i = 0; i < all.size(); ++i) {
     sbk_dynamic_fallback d;
-    require(sbk_bundle_dynamic_fallback(&bundle, i, &d) == SBK_OK);
-    for (const uint32_t m : {d.vertex_module, d.fragment_module}) {
-      sbk_module_info info;
-      require(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
-      ExactBuffer out(info.raw_size);
-      size_t got = 0;
-      require(sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx) == SBK_OK && got == info.raw_size);
-    }
-    sbk_layout layout;
-    require(sbk_bundle_layout(&bundle, d.layout, &layout) == SBK_OK);
+    require(sbk_bundle_dynamic_fallback(&bundle, i, &d) == SBK_OK && std::memcmp(&d, &all[i], sizeof d) == 0);
+    require_readable(d.vertex_module, d.fragment_module, d.layout);
   }
   uint64_t size = 0;
   if (sbk_bundle_section(&bundle, SBK_SECTION_DYNAMIC_FALLBACKS, &size) != nullptr) {
