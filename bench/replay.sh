@@ -18,6 +18,9 @@
 #   --worker-scaling       also replay mode hybrid with 1, 2, 4 and 8 workers on the first capture's bundle: its
 #                          load time (sbk_router_create + sbk_router_load) and promotion latency by worker count
 #   --compare-pixels       read back every frame in modes bundle and hybrid(+cache) and compare them (slower)
+#   --frame-interval-ms MS pace the frames as a game at a fixed rate does (16.667: 60 Hz): the router's workers
+#                          get the wall-clock time between frames a game gives them (default 0: frames run back to
+#                          back, a session of 3,000 frames in well under a second on a GPU: promotion's worst case)
 # Output: the text reports on stdout; DIR/replay_<percent>.json (with per-frame figures) and .txt; with
 # --worker-scaling DIR/workers_<n>.json and a table on stdout.
 #
@@ -43,6 +46,7 @@ validate=0
 workers=""
 worker_scaling=0
 compare_pixels=0
+frame_interval_ms=0
 extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -57,8 +61,9 @@ while [[ $# -gt 0 ]]; do
     --workers) workers=$2; shift 2 ;;
     --worker-scaling) worker_scaling=1; shift ;;
     --compare-pixels) compare_pixels=1; shift ;;
+    --frame-interval-ms) frame_interval_ms=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,33p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (bench/replay.sh --help)" >&2; exit 2 ;;
   esac
 done
@@ -82,6 +87,7 @@ validation_args=(--no-validation)
 router_args=()
 [[ -n $workers ]] && router_args+=(--workers "$workers")
 [[ $compare_pixels -eq 1 ]] && router_args+=(--compare-pixels)
+pacing_args=(--frame-interval-ms "$frame_interval_ms")
 
 export MESA_SHADER_CACHE_DISABLE=true __GL_SHADER_DISK_CACHE=0
 mkdir -p "$out"
@@ -115,7 +121,7 @@ for pct in "${percents[@]}"; do
   modes=all
   [[ $pct == "${percents[0]}" ]] || modes=bundle,hybrid,bundle+cache,hybrid+cache
   rc=0
-  "$replay" "$session" --bundle "$bundle" --mode "$modes" "${device_args[@]}" "${validation_args[@]}" "${router_args[@]}" \
+  "$replay" "$session" --bundle "$bundle" --mode "$modes" "${device_args[@]}" "${validation_args[@]}" "${router_args[@]}" "${pacing_args[@]}" \
     --json-out "$out/replay_$pct.json" --per-frame "${extra[@]}" | tee "$out/replay_$pct.txt" || rc=$?
   [[ $rc -eq 0 ]] || echo "warning: shaderbake-replay exited $rc (see above and $out/replay_$pct.json)" >&2
 done
@@ -126,7 +132,7 @@ if [[ $worker_scaling -eq 1 ]]; then
   echo "== worker scaling: mode hybrid on the ${percents[0]}% capture's bundle"
   for n in 1 2 4 8; do
     rc=0
-    "$replay" "$session" --bundle "$bundle" --mode hybrid --workers "$n" "${device_args[@]}" "${validation_args[@]}" \
+    "$replay" "$session" --bundle "$bundle" --mode hybrid --workers "$n" "${device_args[@]}" "${validation_args[@]}" "${pacing_args[@]}" \
       --json-out "$out/workers_$n.json" "${extra[@]}" >"$out/workers_$n.txt" || rc=$?
     [[ $rc -eq 0 ]] || echo "warning: shaderbake-replay --workers $n exited $rc (see $out/workers_$n.txt)" >&2
   done

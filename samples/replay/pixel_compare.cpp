@@ -66,6 +66,7 @@ PixelComparison compare_pixels(const std::vector<FramePixels>& reference, const 
       ++out.images_compared;
       for (size_t i = 0; i + size <= a.bytes.size(); i += size) {
         const uint32_t d = texel_difference(a.format, &a.bytes[i], &b.bytes[i]);
+        if (std::any_of(&a.bytes[i], &a.bytes[i] + size, [](uint8_t v) { return v != 0; })) ++out.texels_drawn;
         out.max_difference = std::max(out.max_difference, d);
         if (d > kPixelToleranceLsb) ++mismatched;
       }

@@ -33,6 +33,7 @@ struct PixelComparison {
   uint64_t frames_compared = 0;
   uint64_t frames_not_comparable = 0;  // the modes drew different draws in the frame
   uint64_t images_compared = 0;
+  uint64_t texels_drawn = 0;           // reference texels compared that are not the clear colour (all bytes 0)
   uint64_t mismatched_pixels = 0;      // texels with a channel beyond the tolerance
   uint64_t mismatched_frames = 0;
   int64_t first_mismatch_frame = -1;   // replayed frame index; -1 none

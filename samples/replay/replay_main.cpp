@@ -58,6 +58,7 @@ struct Options {
   bool no_dynamic_state = false;
   bool no_prewarm = false;
   bool compare_pixels = false;
+  double frame_interval_ms = 0;
 };
 
 constexpr uint32_t kDefaultWorkers = 8;
@@ -131,6 +132,8 @@ int run(const Options& options) {
   mode_options.dynamic_state = !options.no_dynamic_state;
   mode_options.prewarm = !options.no_prewarm;
   mode_options.read_back_pixels = options.compare_pixels;
+  mode_options.frame_interval_ms = options.frame_interval_ms;
+  info.frame_interval_ms = options.frame_interval_ms;
   uint64_t messages = 0;
   {
     // The device every mode will choose (by the same name), on a context of its own: the report's device
@@ -225,6 +228,11 @@ int main(int argc, char** argv) {
   app.add_flag("--compare-pixels", options.compare_pixels,
                "Read every frame's colour targets back in modes bundle and hybrid(+cache) and fail (exit 1) where a "
                "router mode's pixel differs from bundle's by more than 1 in a channel");
+  app.add_option("--frame-interval-ms", options.frame_interval_ms,
+                 "Pace the frames: frame n starts no earlier than n x MS after frame 0, as a game at a fixed rate "
+                 "(16.667: 60 Hz); 0, the default, replays as fast as frames go. Stall figures count work only "
+                 "either way; the router's promotions and prewarm get the wall-clock time a game would give them")
+      ->check(CLI::Range(0.0, 1000.0));
   app.add_option("--device", options.device,
                  "Vulkan device whose name contains SUBSTRING, case-insensitive (default: lavapipe, else the first)");
   app.add_flag("--json", options.json, "Print the report as one JSON object");

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <thread>
 #include <unordered_map>
 
 #include "samples/replay/bundle_pipelines.hpp"
@@ -109,6 +110,25 @@ bool uses_driver_cache(Mode mode) { return mode == Mode::bundle_cache || mode ==
 
 namespace {
 
+// Starts frame n no earlier than n intervals after frame 0 began, as a game at a fixed frame rate does; an
+// interval of 0 lets every frame start when the one before is done.
+class FramePacer {
+ public:
+  explicit FramePacer(double interval_ms) : interval_(interval_ms) {}
+  void frame_begins(size_t index) {
+    if (interval_.count() <= 0) return;
+    if (index == 0) {
+      first_ = Clock::now();
+      return;
+    }
+    std::this_thread::sleep_until(first_ + std::chrono::duration_cast<Clock::duration>(interval_ * static_cast<double>(index)));
+  }
+
+ private:
+  std::chrono::duration<double, std::milli> interval_;
+  Clock::time_point first_{};
+};
+
 // What a mode's frames need, whichever way it meets its states.
 struct FrameContext {
   const ReplayTrace& trace;
@@ -116,6 +136,7 @@ struct FrameContext {
   PipelineFactory& factory;
   CompiledPipelines& old_way;
   bool read_back_pixels;
+  FramePacer& pacer;
 };
 
 // Submits the frame and records what every mode records of it: its pixels (when read back), first-use and
@@ -141,7 +162,9 @@ Status end_frame(const FrameContext& c, const ReplayFrame& frame, const DrawnDig
 // render thread (`routes` is null in mode none).
 Status replay_frames(const FrameContext& c, BundlePipelines* routes, ModeResult& out) {
   std::unordered_map<uint64_t, Resolved> resolved;
-  for (const ReplayFrame& frame : c.trace.frames) {
+  for (size_t f = 0; f < c.trace.frames.size(); ++f) {
+    const ReplayFrame& frame = c.trace.frames[f];
+    c.pacer.frame_begins(f);
     if (Status s = c.renderer.begin_frame(); !s) return s;
     double first_use_ms = 0;
     DrawnDigest drawn;
@@ -229,6 +252,7 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
   };
   for (size_t f = 0; f < c.trace.frames.size(); ++f) {
     const ReplayFrame& frame = c.trace.frames[f];
+    c.pacer.frame_begins(f);
     const auto frame_start = Clock::now();
     routes.begin_frame(f);
     double router_ms = ms_since(frame_start);
@@ -395,7 +419,8 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
   if (!cache) return std::move(cache).error();
   PipelineFactory factory(vk, cache->get(), salt_of(mode));
   CompiledPipelines old_way(factory);
-  const FrameContext frames{trace, **renderer, factory, old_way, options.read_back_pixels};
+  FramePacer pacer(options.frame_interval_ms);
+  const FrameContext frames{trace, **renderer, factory, old_way, options.read_back_pixels, pacer};
 
   if (uses_router(mode)) {
     ModeResult::RouterFigures& r = out.router;

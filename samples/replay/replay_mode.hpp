@@ -33,6 +33,8 @@ struct ModeOptions {
   bool dynamic_state = true;       // router modes: use the dynamic-state fallback where the device supports it
   bool prewarm = true;             // router modes: create exact pipelines speculatively in the bundle's order
   bool read_back_pixels = false;   // read every frame's colour targets back (ModeResult::pixels)
+  double frame_interval_ms = 0;    // > 0: frame n starts no earlier than n intervals after frame 0 (a game's
+                                   // frame rate); the wait is in no figure but the wall-clock promotion latency
 };
 
 // What one first use cost, by the route that served it.

@@ -92,6 +92,7 @@ nlohmann::ordered_json pixels_json(const ModeResult& m) {
           {"frames_not_comparable", p.frames_not_comparable},
           {"images_compared", p.images_compared},
           {"images_not_read", m.images_not_read},
+          {"texels_drawn", p.texels_drawn},
           {"mismatched_pixels", p.mismatched_pixels},
           {"mismatched_frames", p.mismatched_frames},
           {"first_mismatch_frame",
@@ -133,7 +134,9 @@ std::string text_report(const RunInfo& info, const std::vector<ModeResult>& mode
   out += line;
   out += info.driver_caches + "; shader modules salted per mode (except the +cache modes, and the router's own, "
          "which it creates as the bundle stores them) so no in-process driver cache carries over; process warm-up " +
-         format("%.1f", info.warm_up_ms) + " ms before the first mode\n\n";
+         format("%.1f", info.warm_up_ms) + " ms before the first mode\n";
+  out += info.frame_interval_ms > 0 ? "frames paced: one every " + format("%.3f", info.frame_interval_ms) + " ms\n\n"
+                                    : std::string("frames not paced: each starts when the one before is done\n\n");
 
   // One row: a label and a value per mode ("-" for an unavailable mode).
   auto row = [&](const std::string& label, const std::function<std::string(const ModeResult&)>& value) {
@@ -166,7 +169,7 @@ std::string text_report(const RunInfo& info, const std::vector<ModeResult>& mode
   row("frames", [&](const ModeResult& m) { return count(m.frames); });
   row("first uses", [&](const ModeResult& m) { return count(m.first_uses()); });
   row("routes: reused", [&](const ModeResult& m) { return count(m.reused); });
-  row("  exact: pipeline created now", [&](const ModeResult& m) { return count(m.exact.first_uses); });
+  row("  exact: created now / router-ready", [&](const ModeResult& m) { return count(m.exact.first_uses); });
   row("  fallback: pre-created + packet", [&](const ModeResult& m) { return count(m.fallback.first_uses); });
   row("  dynamic fallback: + packet + state", [&](const ModeResult& m) { return count(m.dynamic_fallback.first_uses); });
   row("  uncovered: compiled now", [&](const ModeResult& m) { return count(m.uncovered.first_uses - m.uncovered_failed); });
@@ -253,6 +256,9 @@ std::string text_report(const RunInfo& info, const std::vector<ModeResult>& mode
   routed("pixels vs bundle: frames compared", [&](const ModeResult& m) {
     return m.pixels_compared ? count(m.pixel_comparison.frames_compared) : std::string("-");
   });
+  routed("  texels drawn (not clear colour)", [&](const ModeResult& m) {
+    return m.pixels_compared ? count(m.pixel_comparison.texels_drawn) : std::string("-");
+  });
   routed("  mismatched pixels", [&](const ModeResult& m) {
     return m.pixels_compared ? count(m.pixel_comparison.mismatched_pixels) : std::string("-");
   });
@@ -285,6 +291,7 @@ std::string json_report(const RunInfo& info, const std::vector<ModeResult>& mode
   j["driver_caches"] = info.driver_caches;
   j["modules_salted_per_mode"] = true;
   j["warm_up_ms"] = info.warm_up_ms;
+  j["frame_interval_ms"] = info.frame_interval_ms > 0 ? nlohmann::ordered_json(info.frame_interval_ms) : nlohmann::ordered_json();
   j["bad_records"] = info.bad_records;
   j["stall_thresholds_ms"] = std::vector<double>(std::begin(kStallThresholdsMs), std::end(kStallThresholdsMs));
   j["modes"] = nlohmann::ordered_json::array();

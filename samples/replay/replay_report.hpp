@@ -18,6 +18,7 @@ struct RunInfo {
   bool validation = false;
   std::string driver_caches;  // the line set_driver_cache_environment returned
   double warm_up_ms = 0;
+  double frame_interval_ms = 0;  // frames paced to start this far apart; 0: as fast as they go
   uint64_t bad_records = 0;
   bool per_frame = false;  // the JSON report carries every frame's figures too
 };

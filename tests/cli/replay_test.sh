@@ -133,7 +133,7 @@ for run in whole half static; do
     holds "$what: the same draws skipped as in mode bundle (programs nothing can generate)" "$out" \
       "$x['draws_by_route']['skipped'] == $b['draws_by_route']['skipped']"
     holds "$what: its frames were compared with mode bundle's: every frame, no pixel beyond the tolerance" "$out" \
-      "(lambda p: p['compared_with'] == 'bundle' and p['tolerance_lsb'] == 1 and p['frames_compared'] == $x['frames'] and p['frames_not_comparable'] == 0 and p['images_compared'] > 0 and p['mismatched_pixels'] == 0 and p['first_mismatch_frame'] is None and p['max_difference'] <= 1)($x['pixels'])"
+      "(lambda p: p['compared_with'] == 'bundle' and p['tolerance_lsb'] == 1 and p['frames_compared'] == $x['frames'] and p['frames_not_comparable'] == 0 and p['images_compared'] > 0 and p['texels_drawn'] > 0 and p['mismatched_pixels'] == 0 and p['first_mismatch_frame'] is None and p['max_difference'] <= 1)($x['pixels'])"
   done
 done
 
@@ -196,7 +196,20 @@ check "the text report has the stall distribution" grep -q "frame first-use stal
 check "the text report counted 3 frames in both modes" grep -Eq "^frames +3 +3$" "$tmp/text.out"
 check "the text report has the router's rows" grep -Eq "^router: workers +- +[0-9]+$" "$tmp/text.out"
 
+# Paced frames: frame n starts no earlier than n intervals after frame 0 (sleep_until never wakes early), so
+# 6 frames 60 ms apart take at least 300 ms of wall time; the report says how the frames were paced.
+start_ns=$(date +%s%N)
+"$replay" "$trace" --bundle "$tmp/half.sbk" --mode hybrid --frames 6 --frame-interval-ms 60 --json >"$tmp/paced.json" 2>"$tmp/paced.err"
+check "a paced replay exits 0 (got $?)" test $? -eq 0
+elapsed_ms=$((($(date +%s%N) - start_ns) / 1000000))
+check "6 frames paced 60 ms apart took at least 300 ms (took $elapsed_ms)" test "$elapsed_ms" -ge 300
+holds "the paced report states the interval" "$tmp/paced.json" "d['frame_interval_ms'] == 60 and d['modes'][0]['frames'] == 6"
+"$replay" "$trace" --bundle "$tmp/half.sbk" --mode hybrid --frames 3 --json >"$tmp/unpaced.json" 2>/dev/null
+holds "an unpaced report says so (null interval)" "$tmp/unpaced.json" "d['frame_interval_ms'] is None"
+
 # Usage errors.
+"$replay" "$trace" --bundle "$tmp/half.sbk" --mode hybrid --frame-interval-ms -1 >/dev/null 2>&1
+check "a negative --frame-interval-ms is a usage error" test $? -eq 2
 "$replay" "$trace" --mode bundle >/dev/null 2>&1
 check "a bundle mode without --bundle is a usage error" test $? -eq 2
 "$replay" "$trace" --mode hybrid >/dev/null 2>&1
