@@ -11,6 +11,7 @@ enum ExitCode : int {
   kExitBadInput = 3,   // input data rejected (under --strict, or nothing usable)
   kExitToolchain = 4,  // compiler, validator or device failure
   kExitOutput = 5,     // an output could not be written
+  kExitInternal = 6,   // an exception escaped a command (out of memory, or a bug): main's last-resort catch
 };
 
 }  // namespace shaderbake::cli

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,7 +87,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "shaderbake 0.1.0");
   app.footer(
-      "Exit codes: 0 ok, 1 finished with failures, 2 usage, 3 bad input, 4 toolchain/device, 5 output.\n"
+      "Exit codes: 0 ok, 1 finished with failures, 2 usage, 3 bad input, 4 toolchain/device, 5 output, 6 internal "
+      "error (out of memory, or a bug: please report it).\n"
       "Run 'shaderbake COMMAND --help' for a command's options.");
 
   DedupeOptions dedupe;
@@ -293,16 +296,29 @@ int main(int argc, char** argv) {
     return fail(kExitUsage);
   }
   int code = kExitUsage;
-  if (*dedupe_cmd) code = run_dedupe(dedupe);
-  else if (*compile_cmd) code = run_compile(compile);
-  else if (*build_cmd) code = run_build(build);
-  else if (*coverage_cmd) code = run_report_coverage(coverage);
-  else if (*rejections_cmd) code = run_report_rejections(rejections);
-  else if (*inspect_cmd) code = run_inspect(inspect);
-  else if (*verify_cmd) code = run_verify(verify);
-  else if (*warm_cmd) code = run_warm(warm);
-  else if (*vectors_cmd) code = run_check_vectors(vectors);
-  else if (*schema_cmd) code = run_schema(schema);
-  else if (*cache_prune_cmd) code = run_cache_prune(cache_prune);
+  // The last resort: lib/ returns errors rather than throwing, but memory exhaustion and the standard library
+  // can still throw; such an exception ends the command with a message and exit 6, never std::terminate.
+  try {
+    if (*dedupe_cmd) code = run_dedupe(dedupe);
+    else if (*compile_cmd) code = run_compile(compile);
+    else if (*build_cmd) code = run_build(build);
+    else if (*coverage_cmd) code = run_report_coverage(coverage);
+    else if (*rejections_cmd) code = run_report_rejections(rejections);
+    else if (*inspect_cmd) code = run_inspect(inspect);
+    else if (*verify_cmd) code = run_verify(verify);
+    else if (*warm_cmd) code = run_warm(warm);
+    else if (*vectors_cmd) code = run_check_vectors(vectors);
+    else if (*schema_cmd) code = run_schema(schema);
+    else if (*cache_prune_cmd) code = run_cache_prune(cache_prune);
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory: an allocation failed");
+    code = kExitInternal;
+  } catch (const std::exception& e) {
+    print_error(std::string("internal error: ") + e.what() + "; please report it with the command line");
+    code = kExitInternal;
+  } catch (...) {
+    print_error("internal error: an unknown exception; please report it with the command line");
+    code = kExitInternal;
+  }
   return fail(code);
 }
