@@ -40,6 +40,7 @@
 #include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace {
 

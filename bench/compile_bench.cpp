@@ -14,8 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/random_program.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/random_program.hpp"
 #include "lib/compile/compile_chain.hpp"
 
 int main(int argc, char** argv) {

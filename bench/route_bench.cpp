@@ -23,13 +23,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/fallback_emitter.hpp"
-#include "emitters/nv2a/random_program.hpp"
-#include "emitters/nv2a/route_runner.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/fallback_emitter.hpp"
+#include "guests/nv2a/random_program.hpp"
+#include "guests/nv2a/route_runner.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/vulkan/executor.hpp"
-#include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include "cli/terminal_sink.hpp"
 #include "cli/thread_count.hpp"
 #include "cli/trace_loading.hpp"
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/guest_model.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"

@@ -7,6 +7,7 @@
 
 #include "lib/compile/spirv_module.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::cli {
 

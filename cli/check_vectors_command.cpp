@@ -7,8 +7,8 @@
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "emitters/nv2a/route_runner.hpp"
-#include "emitters/nv2a/vectors.hpp"
+#include "guests/nv2a/route_runner.hpp"
+#include "guests/nv2a/vectors.hpp"
 #include "lib/vulkan/executor.hpp"
 
 namespace shaderbake::cli {

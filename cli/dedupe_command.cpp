@@ -13,7 +13,7 @@
 #include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/guest_model.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_writer.hpp"

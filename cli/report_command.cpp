@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -15,15 +14,20 @@
 #include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/guest_model.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_verify.hpp"
+#include "lib/io/file_io.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/report/coverage.hpp"
 
 namespace shaderbake::cli {
 
 namespace {
+
+// A replay report (shaderbake-replay --json) is kilobytes of JSON: the bound only keeps a wrong path from
+// being read whole.
+constexpr size_t kMaxReplayBytes = size_t{256} << 20;
 
 nlohmann::ordered_json counts_json(const report::Counts& c) {
   return {{"total", c.total()},
@@ -252,9 +256,13 @@ int run_report_coverage(const ReportOptions& options) {
   if (!options.html.empty()) {
     nlohmann::json replay;
     if (!options.replay.empty()) {
-      std::ifstream in(options.replay);
-      replay = nlohmann::json::parse(in, nullptr, false);
-      if (!in || replay.is_discarded()) {
+      const Result<std::vector<uint8_t>> text = io::read_file(options.replay, kMaxReplayBytes);
+      if (!text) {
+        print_error(text.error().to_string());
+        return kExitBadInput;
+      }
+      replay = nlohmann::json::parse(text->begin(), text->end(), nullptr, false);
+      if (replay.is_discarded()) {
         print_error(options.replay + ": not a replay JSON file (shaderbake-replay --json)");
         return kExitBadInput;
       }

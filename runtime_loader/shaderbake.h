@@ -1,20 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shaderbake.h — the runtime side of shaderbake, as one C99 header.
+ * shaderbake.h — the guest-independent runtime side of shaderbake, as one C99 header: result codes, the key
+ * hash, the identities every canonical key starts with, the host state (Vulkan terms) and the pipeline key
+ * (encoders and decoders), and the loader of bundle format 2.1 with its router data. The shaderbake tool
+ * compiles this same code, so writer and reader cannot drift.
  *
- * This header is the ONE definition of everything a renderer and the shaderbake tool must agree on:
- * the canonical key encodings, the key hash and (per guest model) the pure functions a renderer needs for
- * states it meets live. The tool compiles this same code, so writer and reader cannot drift.
+ * Who includes what (each header includes the ones it needs):
+ *   shaderbake.h          every client of a bundle: the renderer, the tool, the router
+ *   shaderbake_GUEST.h    one per guest model (SBK_GUEST_*): that guest's keys, admission, fallback packet,
+ *                         layout contract, and the check a renderer of that guest calls right after open (this
+ *                         loader checks the format only, never a bundle's guest model or key schema)
+ *   shaderbake_spirv.h    the packed-SPIR-V coder of bundle modules: a bundle writer's (the loader uses it
+ *                         inside sbk_bundle_read_module; a renderer never calls it)
+ *   shaderbake_vulkan.h   create-info structures filled from a bundle's recipes (needs the Vulkan headers)
+ *   shaderbake_router.h   the runtime router (Vulkan and threads)
  *
- * Use: include it anywhere; in exactly one C or C++ translation unit define SHADERBAKE_IMPLEMENTATION
- * before including it. It needs xxhash.h (the key hash is XXH3-128, inlined unless
- * SHADERBAKE_XXHASH_LINKED is defined, then link libxxhash) and libzstd.
+ * Use: include the headers anywhere; in exactly one C or C++ translation unit define SHADERBAKE_IMPLEMENTATION
+ * before including them: that one macro compiles the implementation of every shaderbake header included
+ * there (each once, in any include order; this header's implementation brings shaderbake_spirv.h's, which the
+ * loader calls). Needs libc, libzstd and xxhash.h (the key hash is XXH3-128, inlined unless
+ * SHADERBAKE_XXHASH_LINKED is defined, then link libxxhash); no Vulkan.
  *
  * Contracts that hold for every function here:
- *  - no allocation, no global state, no I/O: every function is thread-safe and re-entrant;
+ *  - no global state (constant tables only) and no hidden I/O: files are read by sbk_bundle_open_file only;
+ *  - no allocation on lookup: key encoders, probes (sbk_bundle_find, sbk_bundle_entry_at) and accessors
+ *    allocate nothing. What allocates says so: sbk_bundle_open_file (a heap copy where there is no mmap),
+ *    sbk_bundle_prepare_dictionary, and decompression (sbk_bundle_read_module without a caller's ZSTD_DCtx or
+ *    for a module with a parent, sbk_bundle_read_report);
+ *  - thread-safe and re-entrant: an open bundle is immutable (once sbk_bundle_prepare_dictionary, if called,
+ *    has returned), and every function taking a const sbk_bundle* may run on any number of threads at once,
+ *    each call with its own outputs (and ZSTD_DCtx, if it passes one);
  *  - caller mistakes (NULL where a pointer is required) are checked with SBK_ASSERT, which you may
  *    define before the implementation to your own assert;
- *  - bad *data* (a state with out-of-range enums or counts) is never asserted on: it gets an error code.
+ *  - bad *data* (a state with out-of-range enums or counts, a damaged bundle) is never asserted on: it gets
+ *    an error code.
  *
  * Canonical encodings are explicit little-endian byte layouts written field by field, with no padding and
  * with every field of a disabled feature normalised to zero. schemas/keys.md documents them byte by byte;
@@ -34,6 +53,7 @@ extern "C" {
 #define SBK_API
 #endif
 
+
 /* ---- results ---------------------------------------------------------------------------------------- */
 
 typedef enum sbk_result {
@@ -42,7 +62,8 @@ typedef enum sbk_result {
   SBK_ERROR_INVALID_STATE = -1,   /* a state field is out of range or inconsistent */
   SBK_ERROR_BUFFER_TOO_SMALL = -2, /* the caller's output buffer cannot hold the result */
   SBK_ERROR_NOT_A_BUNDLE = -3,     /* the bytes do not start with the bundle magic */
-  SBK_ERROR_VERSION = -4,          /* a bundle format major, guest model or key schema this header does not speak */
+  SBK_ERROR_VERSION = -4,          /* a bundle format major this loader, or a guest model or key schema the
+                                     guest's header (its bundle check), does not speak */
   SBK_ERROR_CORRUPT = -5,          /* a size, offset, checksum or record of the bundle is wrong (or truncated) */
   SBK_ERROR_IO = -6,               /* the file cannot be opened, sized or mapped */
   SBK_ERROR_OUT_OF_MEMORY = -7,    /* memory (host, or a decompression context) could not be allocated */
@@ -174,6 +195,11 @@ typedef struct sbk_host_state {
 SBK_API sbk_result sbk_encode_host_state(const sbk_host_state* state, uint8_t* out, size_t capacity,
                                          size_t* size_out);
 
+/* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
+ * *consumed gets its length. SBK_ERROR_INVALID_STATE unless the bytes are exactly what the encoder writes
+ * for the decoded state (so a damaged encoding is refused rather than half-read). */
+SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed);
+
 /* Largest pipeline key for a fragment key of `fragment_key_size` bytes. */
 #define SBK_PIPELINE_KEY_MAX_SIZE(fragment_key_size) (4 + 2 + (fragment_key_size) + SBK_HOST_STATE_MAX_SIZE)
 
@@ -183,178 +209,10 @@ SBK_API sbk_result sbk_encode_pipeline_key(uint8_t route, const uint8_t* fragmen
                                            const sbk_host_state* host, uint8_t* out, size_t capacity,
                                            size_t* size_out);
 
-/* ---- guest model nv2a (register combiners) ---------------------------------------------------------- */
-
-#define SBK_NV2A_MAX_STAGES 8
-#define SBK_NV2A_TEXTURE_STAGES 4
-#define SBK_NV2A_KEY_SCHEMA_VERSION 1
-
-/* Texture shader program of one texture stage (5 bits in hardware). */
-typedef enum sbk_nv2a_texture_mode {
-  SBK_NV2A_TEXTURE_NONE = 0,
-  SBK_NV2A_TEXTURE_PROJECT2D = 1,
-  SBK_NV2A_TEXTURE_PROJECT3D = 2,
-  SBK_NV2A_TEXTURE_CUBE = 3,
-  SBK_NV2A_TEXTURE_PASSTHRU = 4,
-  SBK_NV2A_TEXTURE_CLIPPLANE = 5,
-  SBK_NV2A_TEXTURE_BUMPENVMAP = 6,
-  SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE = 7,
-  SBK_NV2A_TEXTURE_BRDF = 8,
-  SBK_NV2A_TEXTURE_DOT_ST = 9,
-  SBK_NV2A_TEXTURE_DOT_ZW = 10,
-  SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF = 11,
-  SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC = 12,
-  SBK_NV2A_TEXTURE_DOT_STR_3D = 13,
-  SBK_NV2A_TEXTURE_DOT_STR_CUBE = 14,
-  SBK_NV2A_TEXTURE_DEPENDENT_AR = 15,
-  SBK_NV2A_TEXTURE_DEPENDENT_GB = 16,
-  SBK_NV2A_TEXTURE_DOT_PRODUCT = 17,
-  SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST = 18,
-  SBK_NV2A_TEXTURE_MODE_COUNT = 19, /* 19..31 are reserved encodings */
-  SBK_NV2A_TEXTURE_MODE_MAX = 31
-} sbk_nv2a_texture_mode;
-
-/* Sampler dimensionality a texture mode needs: a property of the bound descriptor, which is why it is
- * the one field of the fallback family key. */
-typedef enum sbk_sampler_dim {
-  SBK_SAMPLER_NONE = 0,
-  SBK_SAMPLER_2D = 1,
-  SBK_SAMPLER_3D = 2,
-  SBK_SAMPLER_CUBE = 3
-} sbk_sampler_dim;
-
-/* Comparison function (VkCompareOp values). */
-enum {
-  SBK_COMPARE_NEVER = 0,
-  SBK_COMPARE_LESS = 1,
-  SBK_COMPARE_EQUAL = 2,
-  SBK_COMPARE_LESS_OR_EQUAL = 3,
-  SBK_COMPARE_GREATER = 4,
-  SBK_COMPARE_NOT_EQUAL = 5,
-  SBK_COMPARE_GREATER_OR_EQUAL = 6,
-  SBK_COMPARE_ALWAYS = 7
-};
-
-/* The static guest pixel-pipeline state of one draw: raw hardware words as the guest wrote them.
- * Per-stage words at index >= the stage count (combiner_control bits 0-7) are ignored. */
-typedef struct sbk_nv2a_program {
-  uint32_t combiner_control;
-  uint32_t rgb_inputs[SBK_NV2A_MAX_STAGES];
-  uint32_t rgb_outputs[SBK_NV2A_MAX_STAGES];
-  uint32_t alpha_inputs[SBK_NV2A_MAX_STAGES];
-  uint32_t alpha_outputs[SBK_NV2A_MAX_STAGES];
-  uint32_t final_inputs[2];
-  uint8_t texture_modes[SBK_NV2A_TEXTURE_STAGES]; /* sbk_nv2a_texture_mode, 0..31 */
-  uint8_t texture_enabled[SBK_NV2A_TEXTURE_STAGES]; /* 0 or 1 */
-  uint8_t alpha_test_enabled;
-  uint8_t alpha_test_func; /* SBK_COMPARE_* */
-} sbk_nv2a_program;
-
-/* Runtime values of a draw: never part of any key. Colours are 0xAARRGGBB. */
-typedef struct sbk_nv2a_dynamic {
-  uint32_t c0[SBK_NV2A_MAX_STAGES];
-  uint32_t c1[SBK_NV2A_MAX_STAGES];
-  uint32_t final_c0, final_c1;
-  uint32_t fog_color;
-  uint8_t alpha_ref;
-} sbk_nv2a_dynamic;
-
-#define SBK_NV2A_EXACT_KEY_SIZE 149
-#define SBK_NV2A_FAMILY_KEY_SIZE 8
-
-/* Number of general combiner stages the hardware runs (combiner_control bits 0-7, as written; values of 0
- * or above 8 are invalid programs, and the key still distinguishes them). */
-SBK_API uint32_t sbk_nv2a_stage_count(const sbk_nv2a_program* program);
-
-/* Texture mode the stage effectively runs: NONE when the stage is disabled. */
-SBK_API uint8_t sbk_nv2a_effective_texture_mode(const sbk_nv2a_program* program, uint32_t stage);
-
-/* Sampler a texture mode binds (SBK_SAMPLER_NONE for modes that read no texture and for reserved codes). */
-SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode);
-
-/* Writes the canonical exact key (SBK_NV2A_EXACT_KEY_SIZE bytes). Stage words past the stage count, the mode
- * of disabled texture stages and the function of a disabled alpha test never reach it. Total: any 32-bit
- * words give a key, valid or not; admission, not the key, judges validity. */
-SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_EXACT_KEY_SIZE]);
-
-/* Writes the canonical fallback family key (SBK_NV2A_FAMILY_KEY_SIZE bytes): the sampler dimensionality of
- * each texture stage, the only static state the ubershader cannot take as runtime data. */
-SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_FAMILY_KEY_SIZE]);
-
-
-/* Why a program has no defined behaviour (or none shaderbake implements). SBK_NV2A_OK = 0 means valid.
- * Reasons are stable: reports count by their names (sbk_nv2a_reason_name). */
-typedef enum sbk_nv2a_reason {
-  SBK_NV2A_OK = 0,
-  SBK_NV2A_BAD_STAGE_COUNT,              /* combiner_control stage count 0 or above 8 */
-  SBK_NV2A_INVALID_REGISTER,             /* input register code 6 or 7 */
-  SBK_NV2A_REGISTER_NOT_ALLOWED_HERE,    /* 14 (spare0+secondary) outside final B/C/D, 15 (E*F) outside final A-D */
-  SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE,   /* fog alpha is readable in the final combiner only */
-  SBK_NV2A_BAD_FINAL_MAPPING,            /* final combiner inputs take unsigned identity or invert only */
-  SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM,      /* alpha of E*F or of spare0+secondary */
-  SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION,
-  SBK_NV2A_SUM_WITH_DOT_PRODUCT,         /* a dot product with a non-discarded sum/mux output (NV_register_combiners) */
-  SBK_NV2A_RESERVED_OUTPUT_OP,           /* ops 5 and 7 */
-  SBK_NV2A_BAD_DESTINATION,              /* destination outside {0, 4, 5, 8-13} */
-  SBK_NV2A_DUPLICATE_DESTINATION,        /* two equal non-discard destinations in one output word */
-  SBK_NV2A_UNDOCUMENTED_BITS,            /* bits set that no documented field uses */
-  SBK_NV2A_TEXTURE_MODE_RESERVED,        /* texture mode code 19..31 */
-  SBK_NV2A_TEXTURE_MODE_UNSUPPORTED,     /* a documented texture mode shaderbake does not implement yet */
-  SBK_NV2A_BAD_ALPHA_FUNC,               /* alpha test function above 7 */
-  SBK_NV2A_REASON_COUNT
-} sbk_nv2a_reason;
-
-/* Stable snake_case name of a reason ("invalid_register"). Never NULL. */
-SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason);
-
-/* Checks that `program` is a valid encoding with semantics shaderbake implements (emitters/nv2a/README.md, Semantics): the first
- * problem found, or SBK_NV2A_OK. Only stages below the stage count and enabled texture stages are checked.
- * When `where` is not NULL it receives a short location of the problem ("stage 2 rgb output"). */
-SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where);
-
-
-/* ---- nv2a layout contract (shared by the exact and the fallback route) ----
- * Descriptor set 0: bindings 0-3 the texture stages (combined image samplers; 2D, 3D or cube per
- * sbk_nv2a_sampler_dim, present only for stages that sample), binding 4 the dynamic block below (uniform
- * buffer, std140). Fragment inputs: location 0 v0 (diffuse), 1 v1 (specular), 2 fog factor (float),
- * 3-6 texture coordinates 0-3 (vec4). Output: location 0, RGBA. */
-#define SBK_NV2A_BINDING_DYNAMIC 4
-#define SBK_NV2A_DYNAMIC_BLOCK_SIZE 320
-
-/* Packs the runtime values into the std140 dynamic block: vec4 c0[8] at 0, vec4 c1[8] at 128, vec4 final_c0
- * at 256, vec4 final_c1 at 272, vec4 fog_color at 288 (colours as RGBA floats k/255), uint alpha_ref at 304. */
-SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]);
-
-
-/* ---- nv2a fallback route: admission and the runtime packet ----
- * The ubershader of a fallback family evaluates any admitted program from a packet of static controls
- * (uniform buffer, std140, binding SBK_NV2A_BINDING_PACKET), next to the dynamic block both routes share:
- *   uvec4 stages[8]  rgb_inputs, rgb_outputs, alpha_inputs, alpha_outputs of each stage (zero past the count)
- *   uvec4 control    combiner_control, final_inputs[0], final_inputs[1], alpha test function (ALWAYS when off)
- * The family key supplies the rest (which sampler each texture stage binds). */
-#define SBK_NV2A_BINDING_PACKET 5
-#define SBK_NV2A_PACKET_SIZE 144
-
-/* Fail-closed admission to the fallback route: SBK_NV2A_OK only when the ubershader is proven to reproduce
- * `program` (it implements every program sbk_nv2a_check_program accepts, so the reasons are the same);
- * anything else keeps the program on its exact route, with the reason reports count. */
-SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where);
-
-/* Writes the packet of an admitted program (SBK_NV2A_PACKET_SIZE bytes, little-endian). */
-SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]);
-
-/* Rebuilds the program a packet and family key describe (normalised: the exact key of the result equals
- * the exact key of the program that was encoded). Returns SBK_ERROR_INVALID_STATE for a family key that is
- * not an nv2a family key of a version this header speaks. */
-SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
-                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out);
-
-
-/* Rebuilds the normalised program an exact key describes (the inverse of sbk_nv2a_encode_exact_key: encoding
- * the result gives the same key). SBK_ERROR_INVALID_STATE when `key` is not an nv2a exact key of a schema
- * version this header speaks. */
-SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out);
-
+/* Splits a pipeline key into its route, fragment key (pointing into `key`) and decoded host state. */
+SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
+                                           const uint8_t** fragment_key, size_t* fragment_key_size,
+                                           sbk_host_state* host);
 
 /* ---- bundle loader (format 2; schemas/bundle.md is the normative byte layout) -----------------------
  * A bundle holds, for the keys a build met: specializations (exact key -> exact fragment module, or why
@@ -466,8 +324,9 @@ typedef struct sbk_layout {
 } sbk_layout;
 
 /* Borrows `size` bytes at `data` (8-byte aligned; they must outlive the bundle). Validates the header and
- * section table. SBK_ERROR_NOT_A_BUNDLE, SBK_ERROR_VERSION (another format major, guest model or key schema)
- * or SBK_ERROR_CORRUPT otherwise; on error `bundle` is left closed. */
+ * section table. SBK_ERROR_NOT_A_BUNDLE, SBK_ERROR_VERSION (another format major) or SBK_ERROR_CORRUPT
+ * otherwise; on error `bundle` is left closed. The bundle's guest model and key schema are not checked here:
+ * a renderer calls its guest's check (shaderbake_GUEST.h) next, and closes the bundle when that refuses. */
 SBK_API sbk_result sbk_bundle_open_memory(sbk_bundle* bundle, const void* data, size_t size);
 
 /* Maps a file read-only (POSIX mmap; a heap copy elsewhere) and opens it as above. SBK_ERROR_IO when the
@@ -497,6 +356,19 @@ SBK_API uint32_t sbk_bundle_entry_count(const sbk_bundle* bundle);
 SBK_API uint32_t sbk_bundle_module_count(const sbk_bundle* bundle);
 SBK_API uint32_t sbk_bundle_layout_count(const sbk_bundle* bundle);
 SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle);
+
+/* What the bundle's header says about where it comes from, as open read it. */
+typedef struct sbk_header_info {
+  uint32_t format_major;        /* SBK_BUNDLE_FORMAT_MAJOR: open refuses any other */
+  uint32_t format_minor;        /* any: a later minor only adds what this loader may skip */
+  uint32_t guest;               /* SBK_GUEST_* of the keys: checked by the guest's header */
+  uint32_t key_schema;          /* that guest model's key schema version */
+  uint8_t toolchain_digest[16]; /* XXH3-128 of the toolchain fingerprint text: low 64 bits, then high, LE */
+} sbk_header_info;
+
+/* Fills `out` from an open bundle's header. No check beyond open's: which guest models and key schemas a
+ * renderer can use is its guest header's business (the check it calls after open). */
+SBK_API void sbk_bundle_info(const sbk_bundle* bundle, sbk_header_info* out);
 
 /* Bytes and size of a section (NULL and 0 when absent), as stored: not checked against the section's
  * checksum (sbk_bundle_check_sections does that). */
@@ -530,31 +402,6 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
-
-/* ---- Packed SPIR-V (schemas/bundle.md, "Packed SPIR-V") -------------------------------------------------
- * Bundle modules are stored as a byte coding of their SPIR-V words that a zstd dictionary compresses about
- * twice as well as the words: varints, result IDs inside functions left implicit, references to function-local
- * IDs as short distances, global IDs absolute. sbk_bundle_read_module decodes it; a renderer never calls these. */
-
-/* The most bytes sbk_spirv_pack writes for `word_count` words. */
-#define SBK_SPIRV_PACK_BOUND(word_count) ((size_t)(word_count) * 6u + 16u)
-
-/* Builder side: codes `word_count` words (a SPIR-V module: at least its 5 header words) into `out`.
- * *size_out gets the bytes written. Any word sequence packs and unpacks to itself; what is not a well-formed
- * instruction stream is carried raw. SBK_ERROR_INVALID_STATE for fewer than 5 words,
- * SBK_ERROR_BUFFER_TOO_SMALL when `capacity` is below SBK_SPIRV_PACK_BOUND(word_count). */
-SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
-                                  size_t* size_out);
-
-/* Decodes `packed_size` packed bytes into exactly `raw_size` bytes at `out` (separate buffers).
- * SBK_ERROR_CORRUPT when they do not decode to exactly that. */
-SBK_API sbk_result sbk_spirv_unpack(const void* packed, size_t packed_size, void* out, size_t raw_size);
-
-/* Decodes packed SPIR-V in place: `buffer` has `raw_size` bytes (a multiple of 4), the packed bytes are its
- * last `packed_size`; the words are written from the start, each only over packed bytes already read.
- * SBK_ERROR_CORRUPT when the bytes do not decode to exactly raw_size bytes that way (a writer stores a module
- * packed only when its own packed bytes do). */
-SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size_t packed_size);
 
 /* Layout contract `layout`. Layouts have no checksum of their own, so each call verifies the checksum of the
  * whole LAYOUTS section (272 bytes a layout; a bundle holds few distinct layouts) before reading it:
@@ -654,52 +501,6 @@ SBK_API uint32_t sbk_bundle_prewarm_count(const sbk_bundle* bundle);
 SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t position, uint32_t* pipeline_entry,
                                          uint32_t* first_frame);
 
-/* Decodes a canonical host-state encoding (as written by sbk_encode_host_state) at the start of `bytes`.
- * *consumed gets its length. SBK_ERROR_INVALID_STATE unless the bytes are exactly what the encoder writes
- * for the decoded state (so a damaged encoding is refused rather than half-read). */
-SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed);
-
-/* Splits a pipeline key into its route, fragment key (pointing into `key`) and decoded host state. */
-SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
-                                           const uint8_t** fragment_key, size_t* fragment_key_size,
-                                           sbk_host_state* host);
-
-/* ---- optional Vulkan helpers: define SHADERBAKE_VULKAN and include vulkan.h first ----
- * Fill create-info structures from a recipe. The storage struct owns every array and struct the create
- * info points to: keep it alive (and unmoved) until vkCreateGraphicsPipelines returns. Viewport and
- * scissor are always dynamic (a recipe has no values for them), on top of the key's dynamic states. The
- * create info renders with dynamic rendering (VkPipelineRenderingCreateInfo in pNext, formats from the
- * key); to use a render pass instead, set renderPass/subpass and clear pNext. Vertex attribute locations
- * are the semantic numbers (sbk_vertex_semantic), as the bundle's vertex modules read them. */
-#ifdef SHADERBAKE_VULKAN
-typedef struct sbk_vk_pipeline_storage {
-  VkPipelineShaderStageCreateInfo stages[2];
-  VkVertexInputBindingDescription bindings[SBK_MAX_VERTEX_BINDINGS];
-  VkVertexInputAttributeDescription attributes[SBK_MAX_VERTEX_ATTRIBUTES];
-  VkPipelineVertexInputStateCreateInfo vertex_input;
-  VkPipelineInputAssemblyStateCreateInfo input_assembly;
-  VkPipelineViewportStateCreateInfo viewport;
-  VkPipelineRasterizationStateCreateInfo raster;
-  VkPipelineMultisampleStateCreateInfo multisample;
-  VkPipelineDepthStencilStateCreateInfo depth_stencil;
-  VkPipelineColorBlendAttachmentState blend_attachments[SBK_MAX_COLOR_ATTACHMENTS];
-  VkPipelineColorBlendStateCreateInfo blend;
-  VkDynamicState dynamic_list[16];
-  VkPipelineDynamicStateCreateInfo dynamic;
-  VkFormat color_formats[SBK_MAX_COLOR_ATTACHMENTS];
-  VkPipelineRenderingCreateInfo rendering;
-} sbk_vk_pipeline_storage;
-
-SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule vertex, VkShaderModule fragment,
-                                  VkPipelineLayout layout, sbk_vk_pipeline_storage* storage,
-                                  VkGraphicsPipelineCreateInfo* out);
-
-/* Descriptor set 0 of a layout contract (no immutable samplers). `bindings` has SBK_MAX_LAYOUT_BINDINGS
- * entries and must outlive the create call. */
-SBK_API void sbk_vk_fill_set_layout(const sbk_layout* layout, VkDescriptorSetLayoutBinding* bindings,
-                                    VkDescriptorSetLayoutCreateInfo* out);
-#endif /* SHADERBAKE_VULKAN */
-
 #ifdef __cplusplus
 }
 #endif
@@ -765,6 +566,9 @@ SBK_API sbk_key_hash sbk_hash_key(const void* bytes, size_t size) {
   return out;
 }
 
+/* Private helpers shared by the implementations of the shaderbake headers (this one's, the guest headers',
+ * shaderbake_spirv.h's and shaderbake_vulkan.h's), which all compile after this point. */
+
 /* Bounded little-endian writer. Writes past the capacity are counted but not stored, so the caller
  * learns the size it needed and reports SBK_ERROR_BUFFER_TOO_SMALL. */
 typedef struct sbk__writer {
@@ -792,6 +596,28 @@ static void sbk__put_bytes(sbk__writer* w, const uint8_t* bytes, size_t n) {
   size_t i;
   for (i = 0; i < n; ++i) sbk__put_u8(w, bytes[i]);
 }
+
+static uint32_t sbk__get_u32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static uint64_t sbk__get_u64(const uint8_t* p) {
+  return (uint64_t)sbk__get_u32(p) | ((uint64_t)sbk__get_u32(p + 4) << 32);
+}
+
+static uint32_t sbk__get_u16(const uint8_t* p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
+
+#ifdef __cplusplus
+}
+#endif
+
+/* sbk_bundle_read_module decodes packed SPIR-V: the coder's implementation compiles here, after the private
+ * helpers it shares, whichever header the translation unit included first. */
+#include "shaderbake_spirv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- host state ---- */
 
@@ -971,335 +797,123 @@ SBK_API sbk_result sbk_encode_pipeline_key(uint8_t route, const uint8_t* fragmen
   return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
 }
 
-/* ---- nv2a ---- */
+/* Bounded little-endian reader: reads past the end set `failed` and return zero. */
+typedef struct sbk__reader {
+  const uint8_t* p;
+  size_t size;
+  size_t at;
+  int failed;
+} sbk__reader;
 
-SBK_API uint32_t sbk_nv2a_stage_count(const sbk_nv2a_program* program) {
-  SBK_ASSERT(program != NULL);
-  return program->combiner_control & 0xFFu;
-}
-
-SBK_API uint8_t sbk_nv2a_effective_texture_mode(const sbk_nv2a_program* program, uint32_t stage) {
-  SBK_ASSERT(program != NULL && stage < SBK_NV2A_TEXTURE_STAGES);
-  return program->texture_enabled[stage] ? (uint8_t)(program->texture_modes[stage] & 0x1Fu)
-                                         : (uint8_t)SBK_NV2A_TEXTURE_NONE;
-}
-
-SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode) {
-  switch (texture_mode) {
-    case SBK_NV2A_TEXTURE_PROJECT2D:
-    case SBK_NV2A_TEXTURE_BUMPENVMAP:
-    case SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE:
-    case SBK_NV2A_TEXTURE_DOT_ST:
-    case SBK_NV2A_TEXTURE_DEPENDENT_AR:
-    case SBK_NV2A_TEXTURE_DEPENDENT_GB:
-      return SBK_SAMPLER_2D;
-    case SBK_NV2A_TEXTURE_PROJECT3D:
-    case SBK_NV2A_TEXTURE_BRDF:
-    case SBK_NV2A_TEXTURE_DOT_STR_3D:
-      return SBK_SAMPLER_3D;
-    case SBK_NV2A_TEXTURE_CUBE:
-    case SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF:
-    case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC:
-    case SBK_NV2A_TEXTURE_DOT_STR_CUBE:
-    case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST:
-      return SBK_SAMPLER_CUBE;
-    default:
-      return SBK_SAMPLER_NONE;
+static uint32_t sbk__take_u8(sbk__reader* r) {
+  if (r->at >= r->size) {
+    r->failed = 1;
+    return 0;
   }
+  return r->p[r->at++];
 }
 
-/* The four words of every stage below the stage count (capped at 8), zeros for the others: the part of a
- * program the exact key and the fallback packet both carry. */
-static void sbk__put_live_stage_words(sbk__writer* w, const sbk_nv2a_program* program) {
-  uint32_t i, stages = sbk_nv2a_stage_count(program);
-  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    const int live = i < stages;
-    sbk__put_u32(w, live ? program->rgb_inputs[i] : 0u);
-    sbk__put_u32(w, live ? program->rgb_outputs[i] : 0u);
-    sbk__put_u32(w, live ? program->alpha_inputs[i] : 0u);
-    sbk__put_u32(w, live ? program->alpha_outputs[i] : 0u);
-  }
+static uint32_t sbk__take_u32(sbk__reader* r) {
+  uint32_t v = sbk__take_u8(r);
+  v |= sbk__take_u8(r) << 8;
+  v |= sbk__take_u8(r) << 16;
+  v |= sbk__take_u8(r) << 24;
+  return v;
 }
 
-/* Exact key layout (schema version 1), 149 bytes:
- *   0  u8  guest (SBK_GUEST_NV2A)        1  u8  kind (SBK_KEY_KIND_EXACT)     2  u16 key schema version
- *   4  u32 combiner_control
- *   8  8 x { u32 rgb_input, u32 rgb_output, u32 alpha_input, u32 alpha_output }, zero past the stage count
- * 136  u32 final_inputs[0], u32 final_inputs[1]
- * 144  u8  effective texture mode x 4 (NONE for a disabled stage)
- * 148  u8  alpha test function (ALWAYS when the test is disabled: the same behaviour) */
-SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_EXACT_KEY_SIZE]) {
-  sbk__writer w;
+static void sbk__take_stencil_face(sbk__reader* r, sbk_stencil_face* f) {
+  f->fail_op = (uint8_t)sbk__take_u8(r);
+  f->pass_op = (uint8_t)sbk__take_u8(r);
+  f->depth_fail_op = (uint8_t)sbk__take_u8(r);
+  f->compare_op = (uint8_t)sbk__take_u8(r);
+  f->compare_mask = sbk__take_u32(r);
+  f->write_mask = sbk__take_u32(r);
+  f->reference = sbk__take_u32(r);
+}
+
+SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed) {
+  sbk__reader r;
   uint32_t i;
-  SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_EXACT_KEY_SIZE;
-  w.size = 0;
-  sbk__put_u8(&w, SBK_GUEST_NV2A);
-  sbk__put_u8(&w, SBK_KEY_KIND_EXACT);
-  sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
-  sbk__put_u32(&w, program->combiner_control);
-  sbk__put_live_stage_words(&w, program);
-  sbk__put_u32(&w, program->final_inputs[0]);
-  sbk__put_u32(&w, program->final_inputs[1]);
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) sbk__put_u8(&w, sbk_nv2a_effective_texture_mode(program, i));
-  sbk__put_u8(&w, program->alpha_test_enabled ? (program->alpha_test_func & 7u) : (uint32_t)SBK_COMPARE_ALWAYS);
-  SBK_ASSERT(w.size == SBK_NV2A_EXACT_KEY_SIZE);
-}
-
-/* Family key layout (schema version 1), 8 bytes:
- *   0  u8 guest   1  u8 kind (SBK_KEY_KIND_FAMILY)   2  u16 key schema version
- *   4  u8 sampler dimensionality (sbk_sampler_dim) of each of the 4 texture stages */
-SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_FAMILY_KEY_SIZE]) {
-  sbk__writer w;
-  uint32_t i;
-  SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_FAMILY_KEY_SIZE;
-  w.size = 0;
-  sbk__put_u8(&w, SBK_GUEST_NV2A);
-  sbk__put_u8(&w, SBK_KEY_KIND_FAMILY);
-  sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
-    sbk__put_u8(&w, sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(program, i)));
-  SBK_ASSERT(w.size == SBK_NV2A_FAMILY_KEY_SIZE);
-}
-
-
-SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason) {
-  switch (reason) {
-    case SBK_NV2A_OK: return "ok";
-    case SBK_NV2A_BAD_STAGE_COUNT: return "bad_stage_count";
-    case SBK_NV2A_INVALID_REGISTER: return "invalid_register";
-    case SBK_NV2A_REGISTER_NOT_ALLOWED_HERE: return "register_not_allowed_here";
-    case SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE: return "fog_alpha_in_general_stage";
-    case SBK_NV2A_BAD_FINAL_MAPPING: return "bad_final_mapping";
-    case SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM: return "alpha_of_product_or_sum";
-    case SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION: return "dot_or_blue_to_alpha_in_alpha_portion";
-    case SBK_NV2A_SUM_WITH_DOT_PRODUCT: return "sum_with_dot_product";
-    case SBK_NV2A_RESERVED_OUTPUT_OP: return "reserved_output_op";
-    case SBK_NV2A_BAD_DESTINATION: return "bad_destination";
-    case SBK_NV2A_DUPLICATE_DESTINATION: return "duplicate_destination";
-    case SBK_NV2A_UNDOCUMENTED_BITS: return "undocumented_bits";
-    case SBK_NV2A_TEXTURE_MODE_RESERVED: return "texture_mode_reserved";
-    case SBK_NV2A_TEXTURE_MODE_UNSUPPORTED: return "texture_mode_unsupported";
-    case SBK_NV2A_BAD_ALPHA_FUNC: return "bad_alpha_func";
-    case SBK_NV2A_REASON_COUNT: break;
-  }
-  return "unknown_reason";
-}
-
-/* One input byte of a general stage. `rgb`: the byte feeds an RGB portion. */
-static sbk_nv2a_reason sbk__check_general_input(uint32_t byte, int rgb) {
-  const uint32_t reg = byte & 0xFu, alpha = (byte >> 4) & 1u;
-  (void)rgb;
-  if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
-  if (reg == 14u || reg == 15u) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
-  /* The fog register's alpha is the fog factor, readable in the final combiner only. The alpha portion
-   * reads .a when the alpha bit is set (else .b); the RGB portion replicates .a when it is set. */
-  if (reg == 3u && alpha) return SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE;
-  return SBK_NV2A_OK;
-}
-
-static int sbk__valid_destination(uint32_t dst) {
-  return dst == 0u || dst == 4u || dst == 5u || (dst >= 8u && dst <= 13u);
-}
-
-static sbk_nv2a_reason sbk__check_output(uint32_t word, int rgb) {
-  const uint32_t cd = word & 0xFu, ab = (word >> 4) & 0xFu, sum = (word >> 8) & 0xFu;
-  const uint32_t cd_dot = (word >> 12) & 1u, ab_dot = (word >> 13) & 1u, op = (word >> 15) & 7u;
-  if ((word >> 20) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
-  if (!rgb && (word & ((1u << 12) | (1u << 13) | (1u << 18) | (1u << 19))) != 0u)
-    return SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION;
-  if (op == 5u || op == 7u) return SBK_NV2A_RESERVED_OUTPUT_OP;
-  if (!sbk__valid_destination(cd) || !sbk__valid_destination(ab) || !sbk__valid_destination(sum))
-    return SBK_NV2A_BAD_DESTINATION;
-  if ((cd != 0u && (cd == ab || cd == sum)) || (ab != 0u && ab == sum)) return SBK_NV2A_DUPLICATE_DESTINATION;
-  if ((cd_dot || ab_dot) && sum != 0u) return SBK_NV2A_SUM_WITH_DOT_PRODUCT;
-  return SBK_NV2A_OK;
-}
-
-SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where) {
-  static const char* const kStageParts[4] = {"rgb input", "rgb output", "alpha input", "alpha output"};
-  static const char* const kFinalSlots[7] = {"final A", "final B", "final C", "final D", "final E", "final F", "final G"};
-  const uint32_t stages = sbk_nv2a_stage_count(program);
-  /* COMBINECTL: stage count (0-7), mux select (8), per-stage c0 (12), per-stage c1 (16). */
-  const uint32_t control_bits = 0xFFu | (1u << 8) | (1u << 12) | (1u << 16);
-  uint32_t i, k;
-  const char* dummy;
-  if (where == NULL) where = &dummy;
-  *where = "combiner_control";
-  if (stages == 0u || stages > SBK_NV2A_MAX_STAGES) return SBK_NV2A_BAD_STAGE_COUNT;
-  if ((program->combiner_control & ~control_bits) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
-  for (i = 0; i < stages; ++i) {
-    const uint32_t words[4] = {program->rgb_inputs[i], program->rgb_outputs[i], program->alpha_inputs[i],
-                               program->alpha_outputs[i]};
-    for (k = 0; k < 4; ++k) {
-      sbk_nv2a_reason r = SBK_NV2A_OK;
-      *where = kStageParts[k];
-      if (k == 0 || k == 2) {
-        uint32_t b;
-        for (b = 0; b < 4 && r == SBK_NV2A_OK; ++b) r = sbk__check_general_input((words[k] >> (8 * b)) & 0xFFu, k == 0);
-      } else {
-        r = sbk__check_output(words[k], k == 1);
-      }
-      if (r != SBK_NV2A_OK) return r;
-    }
-  }
-  /* Final combiner: A B C D in final_inputs[0] (A in the top byte), E F G flags in final_inputs[1]. */
-  {
-    const uint32_t bytes[7] = {program->final_inputs[0] >> 24, (program->final_inputs[0] >> 16) & 0xFFu,
-                               (program->final_inputs[0] >> 8) & 0xFFu, program->final_inputs[0] & 0xFFu,
-                               program->final_inputs[1] >> 24, (program->final_inputs[1] >> 16) & 0xFFu,
-                               (program->final_inputs[1] >> 8) & 0xFFu};
-    for (k = 0; k < 7; ++k) {
-      const uint32_t reg = bytes[k] & 0xFu, alpha = (bytes[k] >> 4) & 1u, mapping = bytes[k] >> 5;
-      *where = kFinalSlots[k];
-      if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
-      if (reg == 14u && !(k >= 1 && k <= 3)) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
-      if (reg == 15u && k > 3) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
-      if ((reg == 14u || reg == 15u) && alpha) return SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM;
-      if (mapping > 1u) return SBK_NV2A_BAD_FINAL_MAPPING;
-    }
-    *where = "final flags";
-    if ((program->final_inputs[1] & 0xFFu & ~0xE0u) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
-  }
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
-    const uint8_t mode = sbk_nv2a_effective_texture_mode(program, i);
-    *where = "texture mode";
-    if (mode >= SBK_NV2A_TEXTURE_MODE_COUNT) return SBK_NV2A_TEXTURE_MODE_RESERVED;
-    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
-        mode != SBK_NV2A_TEXTURE_CUBE)
-      return SBK_NV2A_TEXTURE_MODE_UNSUPPORTED;
-  }
-  *where = "alpha test";
-  if (program->alpha_test_enabled && program->alpha_test_func > 7u) return SBK_NV2A_BAD_ALPHA_FUNC;
-  *where = "";
-  return SBK_NV2A_OK;
-}
-
-
-static void sbk__put_f32(uint8_t* out, float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof bits);
-  out[0] = (uint8_t)bits;
-  out[1] = (uint8_t)(bits >> 8);
-  out[2] = (uint8_t)(bits >> 16);
-  out[3] = (uint8_t)(bits >> 24);
-}
-
-/* 0xAARRGGBB -> four floats R, G, B, A in [0, 1]. */
-static void sbk__put_colour(uint8_t* out, uint32_t argb) {
-  sbk__put_f32(out + 0, (float)((argb >> 16) & 0xFFu) / 255.0f);
-  sbk__put_f32(out + 4, (float)((argb >> 8) & 0xFFu) / 255.0f);
-  sbk__put_f32(out + 8, (float)(argb & 0xFFu) / 255.0f);
-  sbk__put_f32(out + 12, (float)(argb >> 24) / 255.0f);
-}
-
-SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]) {
-  uint32_t i;
-  SBK_ASSERT(dynamic != NULL && out != NULL);
-  memset(out, 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE);
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    sbk__put_colour(out + 16 * i, dynamic->c0[i]);
-    sbk__put_colour(out + 128 + 16 * i, dynamic->c1[i]);
-  }
-  sbk__put_colour(out + 256, dynamic->final_c0);
-  sbk__put_colour(out + 272, dynamic->final_c1);
-  sbk__put_colour(out + 288, dynamic->fog_color);
-  out[304] = dynamic->alpha_ref;
-}
-
-
-SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where) {
-  SBK_ASSERT(program != NULL);
-  /* The ubershader implements every valid program; a feature it lacked would be refused here. */
-  return sbk_nv2a_check_program(program, where);
-}
-
-SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {
-  sbk__writer w;
-  SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_PACKET_SIZE;
-  w.size = 0;
-  sbk__put_live_stage_words(&w, program);
-  sbk__put_u32(&w, program->combiner_control);
-  sbk__put_u32(&w, program->final_inputs[0]);
-  sbk__put_u32(&w, program->final_inputs[1]);
-  sbk__put_u32(&w, program->alpha_test_enabled ? (program->alpha_test_func & 7u) : (uint32_t)SBK_COMPARE_ALWAYS);
-  SBK_ASSERT(w.size == SBK_NV2A_PACKET_SIZE);
-}
-
-static uint32_t sbk__get_u32(const uint8_t* p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
-                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out) {
-  static const uint8_t kModeOfSampler[4] = {SBK_NV2A_TEXTURE_NONE, SBK_NV2A_TEXTURE_PROJECT2D,
-                                            SBK_NV2A_TEXTURE_PROJECT3D, SBK_NV2A_TEXTURE_CUBE};
-  uint32_t i;
-  SBK_ASSERT(packet != NULL && family_key != NULL && out != NULL);
-  if (family_key[0] != SBK_GUEST_NV2A || family_key[1] != SBK_KEY_KIND_FAMILY ||
-      (family_key[2] | ((uint32_t)family_key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
-    return SBK_ERROR_INVALID_STATE;
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
-    if (family_key[4 + i] > SBK_SAMPLER_CUBE) return SBK_ERROR_INVALID_STATE;
+  uint8_t check[SBK_HOST_STATE_MAX_SIZE];
+  size_t check_size = 0;
+  SBK_ASSERT(bytes != NULL && out != NULL && consumed != NULL);
+  *consumed = 0;
   memset(out, 0, sizeof *out);
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    out->rgb_inputs[i] = sbk__get_u32(packet + 16 * i);
-    out->rgb_outputs[i] = sbk__get_u32(packet + 16 * i + 4);
-    out->alpha_inputs[i] = sbk__get_u32(packet + 16 * i + 8);
-    out->alpha_outputs[i] = sbk__get_u32(packet + 16 * i + 12);
+  r.p = bytes;
+  r.size = size;
+  r.at = 0;
+  r.failed = 0;
+  out->topology = (uint8_t)sbk__take_u8(&r);
+  out->polygon_mode = (uint8_t)sbk__take_u8(&r);
+  out->cull_mode = (uint8_t)sbk__take_u8(&r);
+  out->front_face = (uint8_t)sbk__take_u8(&r);
+  out->depth_test = (uint8_t)sbk__take_u8(&r);
+  out->depth_write = (uint8_t)sbk__take_u8(&r);
+  out->depth_compare = (uint8_t)sbk__take_u8(&r);
+  out->stencil_test = (uint8_t)sbk__take_u8(&r);
+  sbk__take_stencil_face(&r, &out->stencil_front);
+  sbk__take_stencil_face(&r, &out->stencil_back);
+  out->color_count = sbk__take_u8(&r);
+  if (out->color_count > SBK_MAX_COLOR_ATTACHMENTS) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->color_count; ++i) {
+    sbk_blend_attachment* b = &out->blend[i];
+    out->color_formats[i] = sbk__take_u32(&r);
+    b->enable = (uint8_t)sbk__take_u8(&r);
+    b->src_color = (uint8_t)sbk__take_u8(&r);
+    b->dst_color = (uint8_t)sbk__take_u8(&r);
+    b->color_op = (uint8_t)sbk__take_u8(&r);
+    b->src_alpha = (uint8_t)sbk__take_u8(&r);
+    b->dst_alpha = (uint8_t)sbk__take_u8(&r);
+    b->alpha_op = (uint8_t)sbk__take_u8(&r);
+    b->write_mask = (uint8_t)sbk__take_u8(&r);
   }
-  out->combiner_control = sbk__get_u32(packet + 128);
-  out->final_inputs[0] = sbk__get_u32(packet + 132);
-  out->final_inputs[1] = sbk__get_u32(packet + 136);
-  out->alpha_test_func = (uint8_t)(sbk__get_u32(packet + 140) & 7u);
-  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
-    out->texture_modes[i] = kModeOfSampler[family_key[4 + i]];
-    out->texture_enabled[i] = family_key[4 + i] != SBK_SAMPLER_NONE;
+  out->depth_format = sbk__take_u32(&r);
+  out->samples = sbk__take_u8(&r);
+  out->dynamic_states = sbk__take_u32(&r);
+  out->binding_count = sbk__take_u8(&r);
+  if (out->binding_count > SBK_MAX_VERTEX_BINDINGS) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->binding_count; ++i) {
+    out->bindings[i].binding = sbk__take_u32(&r);
+    out->bindings[i].stride = sbk__take_u32(&r);
+    out->bindings[i].input_rate = sbk__take_u8(&r);
   }
+  out->attribute_count = sbk__take_u8(&r);
+  if (out->attribute_count > SBK_MAX_VERTEX_ATTRIBUTES) return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < out->attribute_count; ++i) {
+    out->attributes[i].semantic = sbk__take_u8(&r);
+    out->attributes[i].binding = sbk__take_u8(&r);
+    out->attributes[i].format = sbk__take_u32(&r);
+    out->attributes[i].offset = sbk__take_u32(&r);
+  }
+  if (r.failed) return SBK_ERROR_INVALID_STATE;
+  /* Canonical or nothing: the encoder must give back exactly these bytes. */
+  if (sbk_encode_host_state(out, check, sizeof check, &check_size) != SBK_OK || check_size != r.at ||
+      memcmp(check, bytes, r.at) != 0)
+    return SBK_ERROR_INVALID_STATE;
+  *consumed = r.at;
   return SBK_OK;
 }
 
-
-SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out) {
-  uint32_t i;
-  SBK_ASSERT(key != NULL && out != NULL);
-  if (key[0] != SBK_GUEST_NV2A || key[1] != SBK_KEY_KIND_EXACT ||
-      (key[2] | ((uint32_t)key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
+SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
+                                           const uint8_t** fragment_key, size_t* fragment_key_size,
+                                           sbk_host_state* host) {
+  size_t length, consumed = 0;
+  SBK_ASSERT(key != NULL && route != NULL && fragment_key != NULL && fragment_key_size != NULL && host != NULL);
+  if (key_size < 6 || key[0] != SBK_GUEST_NONE || key[1] != SBK_KEY_KIND_PIPELINE || key[3] != 1u ||
+      (key[2] != SBK_ROUTE_EXACT && key[2] != SBK_ROUTE_FALLBACK))
     return SBK_ERROR_INVALID_STATE;
-  memset(out, 0, sizeof *out);
-  out->combiner_control = sbk__get_u32(key + 4);
-  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    out->rgb_inputs[i] = sbk__get_u32(key + 8 + 16 * i);
-    out->rgb_outputs[i] = sbk__get_u32(key + 12 + 16 * i);
-    out->alpha_inputs[i] = sbk__get_u32(key + 16 + 16 * i);
-    out->alpha_outputs[i] = sbk__get_u32(key + 20 + 16 * i);
-  }
-  out->final_inputs[0] = sbk__get_u32(key + 136);
-  out->final_inputs[1] = sbk__get_u32(key + 140);
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
-    out->texture_modes[i] = (uint8_t)(key[144 + i] & 0x1Fu);
-    out->texture_enabled[i] = key[144 + i] != SBK_NV2A_TEXTURE_NONE;
-  }
-  out->alpha_test_func = (uint8_t)(key[148] & 7u);
-  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
+  length = sbk__get_u16(key + 4);
+  if (length > key_size - 6) return SBK_ERROR_INVALID_STATE;
+  if (sbk_decode_host_state(key + 6 + length, key_size - 6 - length, host, &consumed) != SBK_OK ||
+      6 + length + consumed != key_size)
+    return SBK_ERROR_INVALID_STATE;
+  *route = key[2];
+  *fragment_key = key + 6;
+  *fragment_key_size = length;
   return SBK_OK;
 }
-
 
 /* ---- bundle loader ---- */
-
-static uint64_t sbk__get_u64(const uint8_t* p) {
-  return (uint64_t)sbk__get_u32(p) | ((uint64_t)sbk__get_u32(p + 4) << 32);
-}
-
-static uint32_t sbk__get_u16(const uint8_t* p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
 
 static const uint8_t sbk__bundle_magic[8] = {0x89, 'S', 'B', 'K', 0x0D, 0x0A, 0x1A, 0x0A};
 
@@ -1348,7 +962,6 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
   memcpy(b->toolchain_digest, data + 32, 16);
   b->guest = data[48];
   b->key_schema = (uint16_t)sbk__get_u16(data + 50);
-  if (b->guest != SBK_GUEST_NV2A || b->key_schema != SBK_NV2A_KEY_SCHEMA_VERSION) return SBK_ERROR_VERSION;
   for (i = 0; i < section_count; ++i) {
     const uint8_t* e = data + header_size + (uint64_t)i * SBK_BUNDLE_SECTION_ENTRY_SIZE;
     const uint32_t type = sbk__get_u32(e);
@@ -1543,6 +1156,16 @@ SBK_API uint32_t sbk_bundle_module_count(const sbk_bundle* bundle) { return bund
 SBK_API uint32_t sbk_bundle_layout_count(const sbk_bundle* bundle) { return bundle->layout_count; }
 SBK_API uint32_t sbk_bundle_format_minor(const sbk_bundle* bundle) { return bundle->format_minor; }
 
+SBK_API void sbk_bundle_info(const sbk_bundle* bundle, sbk_header_info* out) {
+  SBK_ASSERT(bundle != NULL && bundle->data != NULL && out != NULL);
+  memset(out, 0, sizeof *out);
+  out->format_major = SBK_BUNDLE_FORMAT_MAJOR; /* open accepted no other */
+  out->format_minor = bundle->format_minor;
+  out->guest = bundle->guest;
+  out->key_schema = bundle->key_schema;
+  memcpy(out->toolchain_digest, bundle->toolchain_digest, sizeof out->toolchain_digest);
+}
+
 SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out) {
   SBK_ASSERT(bundle != NULL && size_out != NULL);
   *size_out = 0;
@@ -1651,337 +1274,6 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
     damaged = result;
   }
   return damaged;
-}
-
-/* ---- Packed SPIR-V ---------------------------------------------------------------------------------- */
-
-/* How the operand words of each opcode are coded: T result type, R result, I ID reference, L literal, S literal
- * string (words up to and including the first holding a zero byte); "*X": every further word is X; words past
- * the list are L. Generated from the Khronos grammar (SPIR-V 1.6 core, opcodes below 400) by
- * scripts/gen_spirv_operand_table.py and frozen with bundle format 2: it decides how modules are coded. A
- * wrong or missing row costs size, never correctness (coder and decoder follow the same table). */
-static const char* sbk__spirv_operands(uint32_t opcode) {
-  switch (opcode) {
-    case 0: case 56: case 218: case 219: case 252: case 253: case 255: case 317: return "";
-    case 1: case 41: case 42: case 46: case 48: case 49: case 55: case 299: case 303: return "TR";
-    case 2: case 4: case 10: case 330: return "S";
-    case 3: return "LLIS";
-    case 5: return "IS";
-    case 6: return "ILS";
-    case 7: case 11: case 31: return "RS";
-    case 8: case 72: return "ILL";
-    case 12: return "TRIL*I";
-    case 14: return "LL";
-    case 15: return "LIS*I";
-    case 16: case 39: case 71: case 247: case 256: case 257: case 331: case 332: return "IL";
-    case 17: return "L";
-    case 19: case 20: case 26: case 34: case 35: case 36: case 37: case 73: case 248: case 322: case 327:
-    return "R";
-    case 21: return "RLL";
-    case 22: case 38: return "RL";
-    case 23: case 24: return "RIL";
-    case 25: return "RILLLLLLL";
-    case 27: case 29: return "RI";
-    case 28: return "RII";
-    case 30: return "R*I";
-    case 32: return "RLI";
-    case 33: return "RI*I";
-    case 43: case 50: case 52: return "TRL";
-    case 44: case 51: case 80: case 245: return "TR*I";
-    case 45: case 323: return "TRLLL";
-    case 54: case 59: return "TRLI";
-    case 57: case 65: case 66: return "TRI*I";
-    case 60: case 78: case 169: case 202: case 203: case 227: case 232: case 233: case 263: case 283:
-    case 284: case 304: case 318: case 337: case 341: case 345: case 346: case 347: case 348: case 365:
-    case 366: return "TRIII";
-    case 61: case 68: case 123: return "TRIL";
-    case 62: case 246: return "IIL";
-    case 63: return "IILL";
-    case 64: return "IIILL";
-    case 67: case 70: return "TRII*I";
-    case 69: case 83: case 84: case 100: case 101: case 102: case 104: case 106: case 107: case 109: case 110:
-    case 111: case 112: case 113: case 114: case 115: case 116: case 117: case 118: case 119: case 120:
-    case 121: case 122: case 124: case 126: case 127: case 154: case 155: case 156: case 157: case 158:
-    case 159: case 160: case 168: case 200: case 204: case 205: case 207: case 208: case 209: case 210:
-    case 211: case 212: case 213: case 214: case 215: case 282: case 300: case 316: case 321: case 324:
-    case 328: case 333: return "TRI";
-    case 74: return "I*I";
-    case 75: return "I*L";
-    case 77: case 86: case 103: case 105: case 128: case 129: case 130: case 131: case 132: case 133:
-    case 134: case 135: case 136: case 137: case 138: case 139: case 140: case 141: case 142: case 143:
-    case 144: case 145: case 146: case 147: case 148: case 149: case 150: case 151: case 152: case 161:
-    case 162: case 163: case 164: case 165: case 166: case 167: case 170: case 171: case 172: case 173:
-    case 174: case 175: case 176: case 177: case 178: case 179: case 180: case 181: case 182: case 183:
-    case 184: case 185: case 186: case 187: case 188: case 189: case 190: case 191: case 194: case 195:
-    case 196: case 197: case 198: case 199: case 261: case 262: case 334: case 335: case 336: case 338:
-    case 339: case 340: case 343: case 344: return "TRII";
-    case 79: case 82: return "TRII*L";
-    case 81: return "TRI*L";
-    case 87: case 88: case 91: case 92: case 95: case 98: case 305: case 306: case 309: case 310: case 313:
-    case 320: return "TRIIL*I";
-    case 89: case 90: case 93: case 94: case 96: case 97: case 307: case 308: case 311: case 312: case 314:
-    case 315: return "TRIIIL*I";
-    case 99: return "IIIL*I";
-    case 201: case 229: case 234: case 235: case 236: case 237: case 238: case 239: case 240: case 241:
-    case 242: case 274: case 275: case 278: case 279: case 291: case 295: case 296: case 326: return "TRIIII";
-    case 220: case 221: case 249: case 254: case 297: case 298: return "I";
-    case 224: case 260: case 302: case 319: case 329: return "III";
-    case 225: case 301: return "II";
-    case 228: case 280: case 281: return "IIII";
-    case 230: case 231: case 259: case 276: case 277: return "TRIIIIII";
-    case 250: return "III*L";
-    case 251: return "II*L";
-    case 264: case 265: case 266: case 267: case 268: case 269: case 270: case 271: case 342: return "TRILI";
-    case 285: case 286: case 293: case 294: case 325: return "TRIIIII";
-    case 287: case 288: return "IIIII";
-    case 292: return "TRIIIIIIIIII*I";
-    case 349: case 350: case 351: case 352: case 353: case 354: case 355: case 356: case 357: case 358:
-    case 359: case 360: case 361: case 362: case 363: case 364: return "TRILII";
-    default: return "";
-  }
-}
-
-/* Coding state shared by sbk_spirv_pack and sbk__spirv_unpack. */
-typedef struct sbk__spirv_state {
-  uint32_t max_id;      /* the largest result ID so far (updated after each instruction) */
-  uint32_t first_local; /* inside functions (from the first OpFunction on): IDs from here are local */
-  uint32_t next_local;  /* the result ID the next result inside functions must have */
-  int in_functions;
-} sbk__spirv_state;
-
-/* The reference base: the next local ID inside functions, else one past the largest result ID so far. */
-static uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
-  return st->in_functions ? st->next_local : st->max_id + 1u;
-}
-
-/* OpFunction (opcode 54), the first one: function-local IDs start after the largest result ID so far. Both
- * directions call it before an instruction's operands. */
-static void sbk__spirv_begin_instruction(sbk__spirv_state* st, uint32_t opcode) {
-  if (opcode == 54u && !st->in_functions) {
-    st->in_functions = 1;
-    st->first_local = st->next_local = st->max_id + 1u;
-  }
-}
-
-static void sbk__put_varint(sbk__writer* w, uint64_t v) {
-  while (v >= 0x80u) {
-    sbk__put_u8(w, (uint32_t)(v & 0x7Fu) | 0x80u);
-    v >>= 7;
-  }
-  sbk__put_u8(w, (uint32_t)v);
-}
-
-/* Kind of operand word `index` (from 0) of an instruction, given the kinds and where the scan stands:
- * `at` advances over fixed kinds as words are used; a string holds its kind until its last word. */
-static char sbk__spirv_kind(const char* kinds, size_t at) {
-  size_t fixed = 0;
-  while (kinds[fixed] != '\0' && kinds[fixed] != '*') ++fixed;
-  if (at < fixed) return kinds[at];
-  return kinds[fixed] == '*' ? kinds[fixed + 1] : 'L';
-}
-
-static int sbk__word_has_zero_byte(uint32_t w) {
-  return (w & 0xFFu) == 0 || (w & 0xFF00u) == 0 || (w & 0xFF0000u) == 0 || (w & 0xFF000000u) == 0;
-}
-
-SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
-                                  size_t* size_out) {
-  sbk__spirv_state st;
-  sbk__writer w;
-  size_t i;
-  SBK_ASSERT(words != NULL && out != NULL && size_out != NULL);
-  *size_out = 0;
-  if (word_count < 5) return SBK_ERROR_INVALID_STATE;
-  if (capacity < SBK_SPIRV_PACK_BOUND(word_count)) return SBK_ERROR_BUFFER_TOO_SMALL;
-  memset(&st, 0, sizeof st);
-  w.out = out;
-  w.capacity = capacity;
-  w.size = 0;
-  for (i = 0; i < 5; ++i) sbk__put_varint(&w, words[i]);
-  for (i = 5; i < word_count;) {
-    const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;
-    const char* kinds = sbk__spirv_operands(opcode);
-    sbk__spirv_state next = st;
-    size_t j, at = 0;
-    int result_ok = 1;
-    uint32_t result = 0;
-    int has_result = 0;
-    if (count == 0 || count > word_count - i) break; /* not an instruction: the rest goes raw */
-    sbk__spirv_begin_instruction(&next, opcode);
-    /* Inside functions a result is implicit: it must be the next local ID, or the rest goes raw. */
-    for (j = 1; j < count; ++j) {
-      const char k = sbk__spirv_kind(kinds, at);
-      if (k == 'R' && next.in_functions && words[i + j] != next.next_local) result_ok = 0;
-      if (k == 'R') break;
-      if (k != 'S' || sbk__word_has_zero_byte(words[i + j])) ++at;
-    }
-    if (!result_ok) break;
-    sbk__put_varint(&w, (uint64_t)opcode + 1u);
-    sbk__put_varint(&w, count);
-    at = 0;
-    for (j = 1; j < count; ++j) {
-      const uint32_t word = words[i + j];
-      const char k = sbk__spirv_kind(kinds, at);
-      if (k == 'S') {
-        sbk__put_u32(&w, word);
-        if (sbk__word_has_zero_byte(word)) ++at;
-        continue;
-      }
-      ++at;
-      if (k == 'R') {
-        has_result = 1;
-        result = word;
-        if (next.in_functions)
-          ++next.next_local; /* implicit */
-        else
-          sbk__put_varint(&w, word);
-      } else if (k == 'T' || k == 'I') {
-        const int local = next.in_functions ? word >= next.first_local : word > next.max_id;
-        if (local) {
-          const uint32_t d = sbk__spirv_base(&next) - word;
-          const uint32_t zigzag = (d & 0x80000000u) ? ((~d) << 1) | 1u : d << 1;
-          sbk__put_varint(&w, (uint64_t)zigzag * 2u + 1u);
-        } else {
-          sbk__put_varint(&w, (uint64_t)word * 2u);
-        }
-      } else {
-        sbk__put_varint(&w, word);
-      }
-    }
-    if (has_result && result > next.max_id) next.max_id = result;
-    st = next;
-    i += count;
-  }
-  if (i < word_count) { /* escape: 0, the word count left, the words raw */
-    sbk__put_u8(&w, 0);
-    sbk__put_varint(&w, word_count - i);
-    for (; i < word_count; ++i) sbk__put_u32(&w, words[i]);
-  }
-  SBK_ASSERT(w.size <= capacity); /* SBK_SPIRV_PACK_BOUND holds */
-  *size_out = w.size;
-  return SBK_OK;
-}
-
-/* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. With `lag` != SIZE_MAX, src is
- * dst + lag (in place): a word is written only over bytes already read. */
-static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint8_t* dst, size_t raw_size, size_t lag) {
-  const uint8_t* const b = src;
-  const size_t total = raw_size / 4u;
-  size_t in = 0, out = 0; /* next byte to read; next word to write */
-  sbk__spirv_state st;
-  if (raw_size % 4u != 0 || total < 5 || packed_size == 0) return SBK_ERROR_CORRUPT;
-  memset(&st, 0, sizeof st);
-/* Reads a varint of at most 5 bytes (35 bits) into v, or fails. */
-#define SBK__READ_VARINT(v)                                                        \
-  do {                                                                             \
-    unsigned shift_ = 0;                                                           \
-    (v) = 0;                                                                       \
-    for (;;) {                                                                     \
-      uint8_t byte_;                                                               \
-      if (in >= packed_size || shift_ > 28u) return SBK_ERROR_CORRUPT;             \
-      byte_ = b[in++];                                                             \
-      (v) |= (uint64_t)(byte_ & 0x7Fu) << shift_;                                  \
-      if (!(byte_ & 0x80u)) break;                                                 \
-      shift_ += 7u;                                                                \
-    }                                                                              \
-  } while (0)
-/* Writes word w at `out`: only over bytes already read, and never past raw_size. */
-#define SBK__WRITE_WORD(w)                                                         \
-  do {                                                                             \
-    const uint32_t w_ = (w);                                                       \
-    if (out >= total || (lag != (size_t)-1 && out * 4u + 4u > lag + in))           \
-      return SBK_ERROR_CORRUPT;                                                    \
-    dst[out * 4u] = (uint8_t)w_;                                                   \
-    dst[out * 4u + 1u] = (uint8_t)(w_ >> 8);                                       \
-    dst[out * 4u + 2u] = (uint8_t)(w_ >> 16);                                      \
-    dst[out * 4u + 3u] = (uint8_t)(w_ >> 24);                                      \
-    ++out;                                                                         \
-  } while (0)
-  while (out < 5) {
-    uint64_t v;
-    SBK__READ_VARINT(v);
-    if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
-    SBK__WRITE_WORD((uint32_t)v);
-  }
-  while (out < total) {
-    uint64_t v, count;
-    uint32_t opcode, result = 0;
-    const char* kinds;
-    size_t j, at = 0;
-    int has_result = 0;
-    SBK__READ_VARINT(v);
-    if (v == 0) { /* escape: the rest raw */
-      SBK__READ_VARINT(count);
-      if (count != total - out) return SBK_ERROR_CORRUPT;
-      while (out < total) {
-        uint32_t w;
-        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = sbk__get_u32(b + in);
-        in += 4u;
-        SBK__WRITE_WORD(w);
-      }
-      break;
-    }
-    if (v > 0x10000u) return SBK_ERROR_CORRUPT;
-    opcode = (uint32_t)(v - 1u);
-    SBK__READ_VARINT(count);
-    if (count == 0 || count > 0xFFFFu || count > total - out) return SBK_ERROR_CORRUPT;
-    SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
-    kinds = sbk__spirv_operands(opcode);
-    sbk__spirv_begin_instruction(&st, opcode);
-    for (j = 1; j < count; ++j) {
-      const char k = sbk__spirv_kind(kinds, at);
-      uint32_t w;
-      if (k == 'S') {
-        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = sbk__get_u32(b + in);
-        in += 4u;
-        if (sbk__word_has_zero_byte(w)) ++at;
-        SBK__WRITE_WORD(w);
-        continue;
-      }
-      ++at;
-      if (k == 'R' && st.in_functions) {
-        w = st.next_local++;
-      } else {
-        SBK__READ_VARINT(v);
-        if (k == 'T' || k == 'I') {
-          if (v > 0x1FFFFFFFFu) return SBK_ERROR_CORRUPT;
-          if (v & 1u) {
-            const uint32_t zigzag = (uint32_t)(v >> 1);
-            const uint32_t d = (zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1;
-            w = sbk__spirv_base(&st) - d;
-          } else {
-            w = (uint32_t)(v >> 1);
-          }
-        } else {
-          if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
-          w = (uint32_t)v;
-        }
-      }
-      if (k == 'R') {
-        has_result = 1;
-        result = w;
-      }
-      SBK__WRITE_WORD(w);
-    }
-    if (has_result && result > st.max_id) st.max_id = result;
-  }
-#undef SBK__READ_VARINT
-#undef SBK__WRITE_WORD
-  return in == packed_size ? SBK_OK : SBK_ERROR_CORRUPT;
-}
-
-SBK_API sbk_result sbk_spirv_unpack(const void* packed, size_t packed_size, void* out, size_t raw_size) {
-  SBK_ASSERT((packed != NULL || packed_size == 0) && (out != NULL || raw_size == 0));
-  return sbk__spirv_unpack((const uint8_t*)packed, packed_size, (uint8_t*)out, raw_size, (size_t)-1);
-}
-
-SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size_t packed_size) {
-  SBK_ASSERT(buffer != NULL || raw_size == 0);
-  if (packed_size > raw_size) return SBK_ERROR_CORRUPT;
-  return sbk__spirv_unpack((const uint8_t*)buffer + (raw_size - packed_size), packed_size, (uint8_t*)buffer, raw_size,
-                           raw_size - packed_size);
 }
 
 static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
@@ -2448,263 +1740,6 @@ SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t posi
   *first_frame = sbk__get_u32(e + 4);
   return SBK_OK;
 }
-
-/* Bounded little-endian reader: reads past the end set `failed` and return zero. */
-typedef struct sbk__reader {
-  const uint8_t* p;
-  size_t size;
-  size_t at;
-  int failed;
-} sbk__reader;
-
-static uint32_t sbk__take_u8(sbk__reader* r) {
-  if (r->at >= r->size) {
-    r->failed = 1;
-    return 0;
-  }
-  return r->p[r->at++];
-}
-
-static uint32_t sbk__take_u32(sbk__reader* r) {
-  uint32_t v = sbk__take_u8(r);
-  v |= sbk__take_u8(r) << 8;
-  v |= sbk__take_u8(r) << 16;
-  v |= sbk__take_u8(r) << 24;
-  return v;
-}
-
-static void sbk__take_stencil_face(sbk__reader* r, sbk_stencil_face* f) {
-  f->fail_op = (uint8_t)sbk__take_u8(r);
-  f->pass_op = (uint8_t)sbk__take_u8(r);
-  f->depth_fail_op = (uint8_t)sbk__take_u8(r);
-  f->compare_op = (uint8_t)sbk__take_u8(r);
-  f->compare_mask = sbk__take_u32(r);
-  f->write_mask = sbk__take_u32(r);
-  f->reference = sbk__take_u32(r);
-}
-
-SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_host_state* out, size_t* consumed) {
-  sbk__reader r;
-  uint32_t i;
-  uint8_t check[SBK_HOST_STATE_MAX_SIZE];
-  size_t check_size = 0;
-  SBK_ASSERT(bytes != NULL && out != NULL && consumed != NULL);
-  *consumed = 0;
-  memset(out, 0, sizeof *out);
-  r.p = bytes;
-  r.size = size;
-  r.at = 0;
-  r.failed = 0;
-  out->topology = (uint8_t)sbk__take_u8(&r);
-  out->polygon_mode = (uint8_t)sbk__take_u8(&r);
-  out->cull_mode = (uint8_t)sbk__take_u8(&r);
-  out->front_face = (uint8_t)sbk__take_u8(&r);
-  out->depth_test = (uint8_t)sbk__take_u8(&r);
-  out->depth_write = (uint8_t)sbk__take_u8(&r);
-  out->depth_compare = (uint8_t)sbk__take_u8(&r);
-  out->stencil_test = (uint8_t)sbk__take_u8(&r);
-  sbk__take_stencil_face(&r, &out->stencil_front);
-  sbk__take_stencil_face(&r, &out->stencil_back);
-  out->color_count = sbk__take_u8(&r);
-  if (out->color_count > SBK_MAX_COLOR_ATTACHMENTS) return SBK_ERROR_INVALID_STATE;
-  for (i = 0; i < out->color_count; ++i) {
-    sbk_blend_attachment* b = &out->blend[i];
-    out->color_formats[i] = sbk__take_u32(&r);
-    b->enable = (uint8_t)sbk__take_u8(&r);
-    b->src_color = (uint8_t)sbk__take_u8(&r);
-    b->dst_color = (uint8_t)sbk__take_u8(&r);
-    b->color_op = (uint8_t)sbk__take_u8(&r);
-    b->src_alpha = (uint8_t)sbk__take_u8(&r);
-    b->dst_alpha = (uint8_t)sbk__take_u8(&r);
-    b->alpha_op = (uint8_t)sbk__take_u8(&r);
-    b->write_mask = (uint8_t)sbk__take_u8(&r);
-  }
-  out->depth_format = sbk__take_u32(&r);
-  out->samples = sbk__take_u8(&r);
-  out->dynamic_states = sbk__take_u32(&r);
-  out->binding_count = sbk__take_u8(&r);
-  if (out->binding_count > SBK_MAX_VERTEX_BINDINGS) return SBK_ERROR_INVALID_STATE;
-  for (i = 0; i < out->binding_count; ++i) {
-    out->bindings[i].binding = sbk__take_u32(&r);
-    out->bindings[i].stride = sbk__take_u32(&r);
-    out->bindings[i].input_rate = sbk__take_u8(&r);
-  }
-  out->attribute_count = sbk__take_u8(&r);
-  if (out->attribute_count > SBK_MAX_VERTEX_ATTRIBUTES) return SBK_ERROR_INVALID_STATE;
-  for (i = 0; i < out->attribute_count; ++i) {
-    out->attributes[i].semantic = sbk__take_u8(&r);
-    out->attributes[i].binding = sbk__take_u8(&r);
-    out->attributes[i].format = sbk__take_u32(&r);
-    out->attributes[i].offset = sbk__take_u32(&r);
-  }
-  if (r.failed) return SBK_ERROR_INVALID_STATE;
-  /* Canonical or nothing: the encoder must give back exactly these bytes. */
-  if (sbk_encode_host_state(out, check, sizeof check, &check_size) != SBK_OK || check_size != r.at ||
-      memcmp(check, bytes, r.at) != 0)
-    return SBK_ERROR_INVALID_STATE;
-  *consumed = r.at;
-  return SBK_OK;
-}
-
-SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
-                                           const uint8_t** fragment_key, size_t* fragment_key_size,
-                                           sbk_host_state* host) {
-  size_t length, consumed = 0;
-  SBK_ASSERT(key != NULL && route != NULL && fragment_key != NULL && fragment_key_size != NULL && host != NULL);
-  if (key_size < 6 || key[0] != SBK_GUEST_NONE || key[1] != SBK_KEY_KIND_PIPELINE || key[3] != 1u ||
-      (key[2] != SBK_ROUTE_EXACT && key[2] != SBK_ROUTE_FALLBACK))
-    return SBK_ERROR_INVALID_STATE;
-  length = sbk__get_u16(key + 4);
-  if (length > key_size - 6) return SBK_ERROR_INVALID_STATE;
-  if (sbk_decode_host_state(key + 6 + length, key_size - 6 - length, host, &consumed) != SBK_OK ||
-      6 + length + consumed != key_size)
-    return SBK_ERROR_INVALID_STATE;
-  *route = key[2];
-  *fragment_key = key + 6;
-  *fragment_key_size = length;
-  return SBK_OK;
-}
-
-#ifdef SHADERBAKE_VULKAN
-SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule vertex, VkShaderModule fragment,
-                                  VkPipelineLayout layout, sbk_vk_pipeline_storage* s,
-                                  VkGraphicsPipelineCreateInfo* out) {
-  uint32_t i, n = 0;
-  static const VkDynamicState known[9] = {
-      VK_DYNAMIC_STATE_VIEWPORT,          VK_DYNAMIC_STATE_SCISSOR,          VK_DYNAMIC_STATE_LINE_WIDTH,
-      VK_DYNAMIC_STATE_DEPTH_BIAS,        VK_DYNAMIC_STATE_BLEND_CONSTANTS,  VK_DYNAMIC_STATE_DEPTH_BOUNDS,
-      VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK, VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, VK_DYNAMIC_STATE_STENCIL_REFERENCE};
-  SBK_ASSERT(host != NULL && s != NULL && out != NULL);
-  memset(s, 0, sizeof *s);
-  for (i = 0; i < 2; ++i) {
-    s->stages[i].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    s->stages[i].pName = "main";
-  }
-  s->stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  s->stages[0].module = vertex;
-  s->stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  s->stages[1].module = fragment;
-
-  for (i = 0; i < host->binding_count; ++i) {
-    s->bindings[i].binding = host->bindings[i].binding;
-    s->bindings[i].stride = host->bindings[i].stride;
-    s->bindings[i].inputRate = (VkVertexInputRate)host->bindings[i].input_rate;
-  }
-  for (i = 0; i < host->attribute_count; ++i) {
-    s->attributes[i].location = host->attributes[i].semantic;
-    s->attributes[i].binding = host->attributes[i].binding;
-    s->attributes[i].format = (VkFormat)host->attributes[i].format;
-    s->attributes[i].offset = host->attributes[i].offset;
-  }
-  s->vertex_input.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
-  s->vertex_input.vertexBindingDescriptionCount = host->binding_count;
-  s->vertex_input.pVertexBindingDescriptions = s->bindings;
-  s->vertex_input.vertexAttributeDescriptionCount = host->attribute_count;
-  s->vertex_input.pVertexAttributeDescriptions = s->attributes;
-
-  s->input_assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
-  s->input_assembly.topology = (VkPrimitiveTopology)host->topology;
-
-  s->viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
-  s->viewport.viewportCount = 1;
-  s->viewport.scissorCount = 1;
-
-  s->raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
-  s->raster.polygonMode = (VkPolygonMode)host->polygon_mode;
-  s->raster.cullMode = (VkCullModeFlags)host->cull_mode;
-  s->raster.frontFace = (VkFrontFace)host->front_face;
-  s->raster.lineWidth = 1.0f;
-
-  s->multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
-  s->multisample.rasterizationSamples = (VkSampleCountFlagBits)host->samples;
-
-  s->depth_stencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO;
-  s->depth_stencil.depthTestEnable = host->depth_test;
-  s->depth_stencil.depthWriteEnable = host->depth_write;
-  s->depth_stencil.depthCompareOp = (VkCompareOp)host->depth_compare;
-  s->depth_stencil.stencilTestEnable = host->stencil_test;
-  {
-    const sbk_stencil_face* faces[2] = {&host->stencil_front, &host->stencil_back};
-    VkStencilOpState* targets[2] = {&s->depth_stencil.front, &s->depth_stencil.back};
-    for (i = 0; i < 2; ++i) {
-      targets[i]->failOp = (VkStencilOp)faces[i]->fail_op;
-      targets[i]->passOp = (VkStencilOp)faces[i]->pass_op;
-      targets[i]->depthFailOp = (VkStencilOp)faces[i]->depth_fail_op;
-      targets[i]->compareOp = (VkCompareOp)faces[i]->compare_op;
-      targets[i]->compareMask = faces[i]->compare_mask;
-      targets[i]->writeMask = faces[i]->write_mask;
-      targets[i]->reference = faces[i]->reference;
-    }
-  }
-  s->depth_stencil.maxDepthBounds = 1.0f;
-
-  for (i = 0; i < host->color_count; ++i) {
-    const sbk_blend_attachment* b = &host->blend[i];
-    VkPipelineColorBlendAttachmentState* a = &s->blend_attachments[i];
-    a->blendEnable = b->enable;
-    a->srcColorBlendFactor = (VkBlendFactor)b->src_color;
-    a->dstColorBlendFactor = (VkBlendFactor)b->dst_color;
-    a->colorBlendOp = (VkBlendOp)b->color_op;
-    a->srcAlphaBlendFactor = (VkBlendFactor)b->src_alpha;
-    a->dstAlphaBlendFactor = (VkBlendFactor)b->dst_alpha;
-    a->alphaBlendOp = (VkBlendOp)b->alpha_op;
-    a->colorWriteMask = b->write_mask;
-    s->color_formats[i] = (VkFormat)host->color_formats[i];
-  }
-  s->blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
-  s->blend.attachmentCount = host->color_count;
-  s->blend.pAttachments = s->blend_attachments;
-
-  s->dynamic_list[n++] = VK_DYNAMIC_STATE_VIEWPORT;
-  s->dynamic_list[n++] = VK_DYNAMIC_STATE_SCISSOR;
-  for (i = 2; i < 9; ++i)
-    if (host->dynamic_states & (1u << i)) s->dynamic_list[n++] = known[i];
-  s->dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
-  s->dynamic.dynamicStateCount = n;
-  s->dynamic.pDynamicStates = s->dynamic_list;
-
-  s->rendering.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO;
-  s->rendering.colorAttachmentCount = host->color_count;
-  s->rendering.pColorAttachmentFormats = s->color_formats;
-  s->rendering.depthAttachmentFormat =
-      sbk__format_has_depth(host->depth_format) ? (VkFormat)host->depth_format : VK_FORMAT_UNDEFINED;
-  s->rendering.stencilAttachmentFormat =
-      sbk__format_has_stencil(host->depth_format) ? (VkFormat)host->depth_format : VK_FORMAT_UNDEFINED;
-
-  memset(out, 0, sizeof *out);
-  out->sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
-  out->pNext = &s->rendering;
-  out->stageCount = 2;
-  out->pStages = s->stages;
-  out->pVertexInputState = &s->vertex_input;
-  out->pInputAssemblyState = &s->input_assembly;
-  out->pViewportState = &s->viewport;
-  out->pRasterizationState = &s->raster;
-  out->pMultisampleState = &s->multisample;
-  out->pDepthStencilState = host->depth_format != 0u ? &s->depth_stencil : NULL;
-  out->pColorBlendState = &s->blend;
-  out->pDynamicState = &s->dynamic;
-  out->layout = layout;
-  out->basePipelineIndex = -1;
-}
-
-SBK_API void sbk_vk_fill_set_layout(const sbk_layout* layout, VkDescriptorSetLayoutBinding* bindings,
-                                    VkDescriptorSetLayoutCreateInfo* out) {
-  uint32_t i;
-  SBK_ASSERT(layout != NULL && bindings != NULL && out != NULL && layout->binding_count <= SBK_MAX_LAYOUT_BINDINGS);
-  for (i = 0; i < layout->binding_count; ++i) {
-    memset(&bindings[i], 0, sizeof bindings[i]);
-    bindings[i].binding = layout->bindings[i].binding;
-    bindings[i].descriptorType = (VkDescriptorType)layout->bindings[i].descriptor_type;
-    bindings[i].descriptorCount = layout->bindings[i].descriptor_count;
-    bindings[i].stageFlags = layout->bindings[i].stage_flags;
-  }
-  memset(out, 0, sizeof *out);
-  out->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  out->bindingCount = layout->binding_count;
-  out->pBindings = bindings;
-}
-#endif /* SHADERBAKE_VULKAN */
 
 #ifdef __cplusplus
 }

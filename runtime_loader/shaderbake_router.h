@@ -17,9 +17,10 @@
  *     pipelines are adopted at the start of a frame under a budget (count and CPU time), each by its exact
  *     pipeline entry and generation, so a completion invalidates only the bindings of its own entry.
  *
- * Use: include this header (it includes vulkan/vulkan.h and shaderbake.h with SHADERBAKE_VULKAN); in exactly
- * one translation unit define SHADERBAKE_IMPLEMENTATION before including it (that also compiles shaderbake.h's
- * implementation). C99 or C++; POSIX threads or Win32. Under a strict C99 compiler (-std=c99) define
+ * Use: include this header (it includes shaderbake_vulkan.h, which includes vulkan/vulkan.h and shaderbake.h);
+ * in exactly one translation unit define SHADERBAKE_IMPLEMENTATION before including it (that also compiles the
+ * implementations of the headers it includes, and of any other shaderbake header included there, e.g. the
+ * guest's). C99 or C++; POSIX threads or Win32. Under a strict C99 compiler (-std=c99) define
  * _POSIX_C_SOURCE 200809L before the first include of the implementation's translation unit, as POSIX asks
  * for clock_gettime and threads. Vulkan functions are loaded through the
  * vkGetInstanceProcAddr the caller passes, so the router works with a loader linked statically, dynamically or
@@ -40,14 +41,11 @@
  *    max_attempts. An executor that never runs a job starves only promotion: draws keep their fallback.
  *  - Bad bundle data gives SBK_ERROR_CORRUPT at create or a counted miss at a draw, never a crash.
  */
+#include "shaderbake_vulkan.h" /* outside the guard, as in shaderbake_vulkan.h: a later include with
+                                  SHADERBAKE_IMPLEMENTATION defined compiles the implementations it needs */
+
 #ifndef SHADERBAKE_ROUTER_H
 #define SHADERBAKE_ROUTER_H
-
-#include <vulkan/vulkan.h>
-#ifndef SHADERBAKE_VULKAN
-#define SHADERBAKE_VULKAN
-#endif
-#include "shaderbake.h"
 
 #ifdef __cplusplus
 extern "C" {

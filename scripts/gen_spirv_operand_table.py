@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Prints the operand-kind switch of runtime_loader/shaderbake.h (sbk__spirv_operands) from the Khronos SPIR-V
-# grammar. The table is frozen with the bundle format: it decides how packed modules are coded, so changing it
-# needs a new format major. Kept to reproduce and review the table, not run by the build.
-# Usage: scripts/gen_spirv_operand_table.py [/usr/include/spirv/unified1/spirv.core.grammar.json]
+# Writes the operand-kind switch of runtime_loader/shaderbake_spirv.h (sbk__spirv_operands) from the Khronos
+# SPIR-V grammar, in place between its "BEGIN GENERATED" and "END GENERATED" marker lines. The table is frozen
+# with the bundle format: it decides how packed modules are coded, so changing it needs a new format major.
+# --check (what the test spirv_operand_table_generated runs) changes nothing and exits 1 when the header's
+# table is not what the grammar gives, 77 when the grammar file is missing (the test is then skipped).
+# Usage: scripts/gen_spirv_operand_table.py [--check] [--grammar GRAMMAR.json] [--header HEADER]
+#   GRAMMAR defaults to /usr/include/spirv/unified1/spirv.core.grammar.json (Debian: spirv-headers)
+import argparse
 import collections
+import difflib
 import json
+import os
 import sys
 
-path = sys.argv[1] if len(sys.argv) > 1 else "/usr/include/spirv/unified1/spirv.core.grammar.json"
-grammar = json.load(open(path))
+BEGIN = "/* BEGIN GENERATED: scripts/gen_spirv_operand_table.py */"
+END = "/* END GENERATED */"
 ID_KINDS = {"IdRef", "IdScope", "IdMemorySemantics"}
+SKIPPED = 77  # CTest's SKIP_RETURN_CODE
 
 
 def kinds(operands):
@@ -32,17 +39,60 @@ def kinds(operands):
     return out + ("*" + rest if rest else "")
 
 
-groups = collections.OrderedDict()
-for inst in grammar["instructions"]:
-    opcode = inst["opcode"]
-    if opcode >= 400:  # core instructions of SPIR-V 1.0-1.6; extensions' opcodes are coded as literals
-        continue
-    groups.setdefault(kinds(inst.get("operands", [])), []).append(opcode)
-for code, opcodes in sorted(groups.items(), key=lambda item: item[1][0]):
-    line = "   "
-    for label in [f"case {op}:" for op in opcodes] + [f'return "{code}";']:
-        if len(line) + 1 + len(label) > 110:
-            print(line)
-            line = "   "
-        line += " " + label
-    print(line)
+def table_lines(grammar):
+    groups = collections.OrderedDict()
+    for inst in grammar["instructions"]:
+        opcode = inst["opcode"]
+        if opcode >= 400:  # core instructions of SPIR-V 1.0-1.6; extensions' opcodes are coded as literals
+            continue
+        groups.setdefault(kinds(inst.get("operands", [])), []).append(opcode)
+    lines = []
+    for code, opcodes in sorted(groups.items(), key=lambda item: item[1][0]):
+        line = "   "
+        for label in [f"case {op}:" for op in opcodes] + [f'return "{code}";']:
+            if len(line) + 1 + len(label) > 110:
+                lines.append(line + "\n")
+                line = "   "
+            line += " " + label
+        lines.append(line + "\n")
+    return lines
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description="Generate the packed-SPIR-V operand table.")
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 when the table differs")
+    parser.add_argument("--grammar", default="/usr/include/spirv/unified1/spirv.core.grammar.json")
+    parser.add_argument("--header", default=os.path.join(root, "runtime_loader", "shaderbake_spirv.h"))
+    args = parser.parse_args()
+
+    if not os.path.exists(args.grammar):
+        print(f"gen_spirv_operand_table: {args.grammar} not found (Debian: install spirv-headers)", file=sys.stderr)
+        return SKIPPED if args.check else 2
+    with open(args.grammar, encoding="utf-8") as f:
+        grammar = json.load(f)
+    with open(args.header, encoding="utf-8", newline="") as f:
+        lines = f.readlines()
+    begin = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
+    end = [i for i, line in enumerate(lines) if line.strip() == END]
+    if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
+        print(f"gen_spirv_operand_table: {args.header} needs one '{BEGIN}' line and one '{END}' line after it",
+              file=sys.stderr)
+        return 2
+    current = lines[begin[0] + 1:end[0]]
+    wanted = table_lines(grammar)
+    if args.check:
+        if current == wanted:
+            return 0
+        sys.stderr.writelines(difflib.unified_diff(current, wanted, args.header, "generated from " + args.grammar))
+        print("gen_spirv_operand_table: the operand table differs from what the grammar gives. It is frozen with "
+              "bundle format 2: regenerate it only with a new format major.", file=sys.stderr)
+        return 1
+    if current != wanted:
+        with open(args.header, "w", encoding="utf-8", newline="") as f:
+            f.writelines(lines[:begin[0] + 1] + wanted + lines[end[0]:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

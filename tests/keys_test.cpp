@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/guest_model.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/route_runner.hpp"
-#include "emitters/nv2a/random_program.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/route_runner.hpp"
+#include "guests/nv2a/random_program.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/vulkan/executor.hpp"
 

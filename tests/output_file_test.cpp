@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/io/file_io.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace shaderbake::io {

@@ -20,11 +20,12 @@
 #include <tuple>
 #include <vector>
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/guest_model.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "tests/bundle/bundle_sections.hpp"
 
 using namespace shaderbake;

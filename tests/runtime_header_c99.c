@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The runtime header as a C99 renderer uses it: implementation in this translation unit, keys checked
- * byte by byte against the layouts of schemas/keys.md (written out here by hand from that document). */
+/* The runtime headers as a C99 renderer of the nv2a guest uses them: implementation in this translation unit,
+ * keys checked byte by byte against the layouts of schemas/keys.md (written out here by hand from that
+ * document). */
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 #include <stdio.h>
 #include <string.h>

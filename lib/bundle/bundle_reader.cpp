@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "lib/bundle/bundle_reader.hpp"
 
+#include <cassert>
 #include <cstring>
 
+#include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -33,8 +36,11 @@ Error BundleFile::error(sbk_result result, const std::string& what) const {
 Result<BundleFile> BundleFile::open(const std::string& path) {
   BundleFile file;
   file.path_ = path;
-  const sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
+  sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
   if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
+  // The loader checks the format only; the tool's keys are nv2a keys of this schema.
+  r = sbk_nv2a_check_bundle(&file.bundle_);
+  if (r != SBK_OK) return file.error(r, "cannot open the bundle");
   return file;
 }
 
@@ -111,6 +117,20 @@ std::vector<sbk_entry> BundleFile::find_by_hex(const std::string& hex) const {
     if (sbk_bundle_entry_at(&bundle_, i, &e) != SBK_OK) continue;
     const std::span<const uint8_t> key(e.key, e.key_size);
     if (KeyHash::of(key).to_hex().starts_with(hex) || hex_bytes(key) == hex) out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<SectionTableEntry> section_table(const sbk_bundle& bundle) {
+  static_assert(SBK_BUNDLE_SECTION_ENTRY_SIZE == 4 + 4 + 8 + 8 + 8, "the fields read below");
+  // The header's size (bytes 12-15) and section count (24-27) place the table; open checked it is in the file.
+  const uint32_t header_size = load_u32_le(bundle.data + 12), count = load_u32_le(bundle.data + 24);
+  ByteReader in({bundle.data + header_size, uint64_t{count} * SBK_BUNDLE_SECTION_ENTRY_SIZE});
+  std::vector<SectionTableEntry> out(count);
+  for (SectionTableEntry& e : out) {
+    [[maybe_unused]] const bool whole =
+        in.u32(e.type) && in.u32(e.flags) && in.u64(e.offset) && in.u64(e.size) && in.u64(e.checksum);
+    assert(whole);
   }
   return out;
 }

@@ -17,7 +17,8 @@ namespace shaderbake::bundle {
 class BundleFile {
  public:
   // Maps `path` (sbk_bundle_open_file: never reads the whole file; the header's size must be the file's) and
-  // checks the header and section table. Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
+  // checks the header and section table, and that its keys are nv2a keys of this schema (sbk_nv2a_check_bundle).
+  // Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
   static Result<BundleFile> open(const std::string& path);
 
   BundleFile(BundleFile&& other) noexcept;
@@ -59,5 +60,18 @@ class BundleFile {
   sbk_bundle bundle_{};
   std::string path_;
 };
+
+// One row of a bundle's section table (schemas/bundle.md, "Section table entry").
+struct SectionTableEntry {
+  uint32_t type = 0;
+  uint32_t flags = 0;
+  uint64_t offset = 0;  // from the start of the file
+  uint64_t size = 0;
+  uint64_t checksum = 0;  // XXH3-64 of the section's bytes
+};
+
+// The section table of a bundle sbk_bundle_open_* accepted (so every section lies inside the file and none
+// overlaps another), in table order, as the file stores it: flags and checksums are not checked here.
+std::vector<SectionTableEntry> section_table(const sbk_bundle& bundle);
 
 }  // namespace shaderbake::bundle

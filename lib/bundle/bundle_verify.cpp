@@ -19,6 +19,7 @@
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
 #include "lib/trace/vulkan_names.hpp"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -293,16 +294,13 @@ VerifyCheck check_sections(const sbk_bundle& b) {
   if (reserved_must_be_zero(b) && (data[49] != 0 || load_u32_le(data + 52) != 0))
     out.failures.push_back("header: a reserved field (byte 49 or bytes 52-55) is not zero");
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // (offset, size) of each section
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint8_t* e = data + header_size + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
-    const uint32_t type = load_u32_le(e);
-    const uint64_t offset = load_u64_le(e + 8), size = load_u64_le(e + 16);
+  for (const SectionTableEntry& e : section_table(b)) {
     ++out.checked;
-    if (XXH3_64bits(data + offset, static_cast<size_t>(size)) != load_u64_le(e + 24))
-      out.failures.push_back(section_name(type) + " section corrupt: its checksum does not match");
-    if (load_u32_le(e + 4) != 0)
-      out.failures.push_back(section_name(type) + " section: flags " + hex_word(load_u32_le(e + 4)) + " (must be 0)");
-    spans.emplace_back(offset, size);
+    if (XXH3_64bits(data + e.offset, static_cast<size_t>(e.size)) != e.checksum)
+      out.failures.push_back(section_name(e.type) + " section corrupt: its checksum does not match");
+    if (e.flags != 0)
+      out.failures.push_back(section_name(e.type) + " section: flags " + hex_word(e.flags) + " (must be 0)");
+    spans.emplace_back(e.offset, e.size);
   }
   // Every byte no section covers is padding and must be zero, so that no byte escapes a check.
   std::sort(spans.begin(), spans.end());

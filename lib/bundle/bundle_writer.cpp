@@ -16,7 +16,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "lib/core/byte_io.hpp"
 #include "lib/core/little_endian.hpp"
+#include "runtime_loader/shaderbake_spirv.h"  // modules are stored packed
 
 namespace shaderbake::bundle {
 
@@ -24,37 +26,6 @@ namespace {
 
 // Dictionary training (fastCover) parameters: fixed, so training is deterministic; part of the memo identity.
 constexpr uint32_t kTrainK = 2000, kTrainD = 8, kTrainF = 20;
-
-// Little-endian byte writer; every field is written one by one (never a struct's memory).
-class ByteWriter {
- public:
-  void u8(uint32_t v) { bytes_.push_back(static_cast<uint8_t>(v)); }
-  void u16(uint32_t v) {
-    u8(v & 0xFF);
-    u8(v >> 8);
-  }
-  void u32(uint32_t v) {
-    u16(v & 0xFFFF);
-    u16(v >> 16);
-  }
-  void u64(uint64_t v) {
-    u32(static_cast<uint32_t>(v));
-    u32(static_cast<uint32_t>(v >> 32));
-  }
-  void bytes(std::span<const uint8_t> b) { bytes_.insert(bytes_.end(), b.begin(), b.end()); }
-  void align8() {
-    while (bytes_.size() % 8) bytes_.push_back(0);
-  }
-  void reserve(size_t bytes) { bytes_.reserve(bytes); }
-  size_t size() const { return bytes_.size(); }
-  std::vector<uint8_t>& data() { return bytes_; }
-  void patch_u64(size_t at, uint64_t v) {
-    for (int i = 0; i < 8; ++i) bytes_[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  }
-
- private:
-  std::vector<uint8_t> bytes_;
-};
 
 std::span<const uint8_t> as_bytes(std::span<const uint32_t> words) {
   return {reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4};
@@ -293,7 +264,7 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   const std::string_view tag =
       "shaderbake-bundle-compression/5 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by "
       "bottom-k sketches of substrings (candidates, least shared, most common skipped; most wanted first)";
-  w.bytes({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()});
+  w.bytes(byte_span(tag));
   for (size_t v : {kSketchSize, kShingleBytes, kCandidates, kMinShared, kCommonHolders}) w.u32(static_cast<uint32_t>(v));
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
     w.u32(v);
@@ -312,14 +283,12 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
 // SBK_NO_MODULE), u32 packed (0 or 1), a u32 size and its bytes.
 std::vector<uint8_t> encode_compression(const CompressedModules& c) {
   ByteWriter w;
-  w.u32(static_cast<uint32_t>(c.dictionary.size()));
-  w.bytes(c.dictionary);
+  w.field_u32(c.dictionary);
   w.u32(static_cast<uint32_t>(c.frames.size()));
   for (size_t i = 0; i < c.frames.size(); ++i) {
     w.u32(c.parents[i]);
     w.u32(c.packed[i]);
-    w.u32(static_cast<uint32_t>(c.frames[i].size()));
-    w.bytes(c.frames[i]);
+    w.field_u32(c.frames[i]);
   }
   return std::move(w.data());
 }
@@ -332,32 +301,22 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
                                                     bool* hit) {
   const auto bytes = memo.find(identity);
   if (!bytes) return std::nullopt;
-  size_t at = 0;
-  auto take_u32 = [&](uint32_t* v) {
-    if (bytes->size() - at < 4) return false;
-    *v = load_u32_le(bytes->data() + at);
-    at += 4;
-    return true;
-  };
-  auto take = [&](std::vector<uint8_t>& out, uint32_t n) {
-    if (bytes->size() - at < n) return false;
-    out.assign(bytes->begin() + at, bytes->begin() + at + n);
-    at += n;
-    return true;
-  };
+  ByteReader in(*bytes);
   CompressedModules c;
+  std::span<const uint8_t> field;
   uint32_t n = 0;
-  if (!take_u32(&n) || !take(c.dictionary, n) || !take_u32(&n) || n != modules.size()) return std::nullopt;
+  if (!in.field_u32(field) || !in.u32(n) || n != modules.size()) return std::nullopt;
+  c.dictionary.assign(field.begin(), field.end());
   c.frames.resize(n);
   c.parents.resize(n);
   c.packed.resize(n);
   for (size_t i = 0; i < c.frames.size(); ++i) {
     uint32_t packed = 0;
-    if (!take_u32(&c.parents[i]) || !take_u32(&packed) || packed > 1 || !take_u32(&n) || !take(c.frames[i], n))
-      return std::nullopt;
+    if (!in.u32(c.parents[i]) || !in.u32(packed) || packed > 1 || !in.field_u32(field)) return std::nullopt;
+    c.frames[i].assign(field.begin(), field.end());
     c.packed[i] = static_cast<uint8_t>(packed);
   }
-  if (at != bytes->size()) return std::nullopt;
+  if (!in.at_end()) return std::nullopt;
   for (uint32_t parent : c.parents)
     if (parent != SBK_NO_MODULE && (parent >= modules.size() || c.parents[parent] != SBK_NO_MODULE)) return std::nullopt;
 
@@ -663,10 +622,8 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   BundleHeader header;
   const KeyHash toolchain = KeyHash::of(std::span<const uint8_t>(
       reinterpret_cast<const uint8_t*>(identity_.toolchain_fingerprint.data()), identity_.toolchain_fingerprint.size()));
-  for (int i = 0; i < 8; ++i) {
-    header.toolchain_digest[i] = static_cast<uint8_t>(toolchain.low >> (8 * i));
-    header.toolchain_digest[8 + i] = static_cast<uint8_t>(toolchain.high >> (8 * i));
-  }
+  store_u64_le(header.toolchain_digest.data(), toolchain.low);
+  store_u64_le(header.toolchain_digest.data() + 8, toolchain.high);
   header.guest = identity_.guest;
   header.key_schema = identity_.key_schema;
   std::map<uint32_t, std::span<const uint8_t>> section_views;

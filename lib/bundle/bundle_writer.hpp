@@ -14,6 +14,7 @@
 #include "lib/core/key_hash.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 

@@ -2,15 +2,18 @@
 #include "lib/bundle/driver_cache.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
+#include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -38,6 +41,7 @@ const char* loader_reason(sbk_result r) {
 //        40 u64 blob size
 constexpr uint64_t kSectionHeader = 8;
 constexpr uint64_t kEntrySize = SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE;
+static_assert(kEntrySize == 4 + 4 + 4 + 4 + 16 + 8 + 8, "the entry's fields, as read and written below");
 
 }  // namespace
 
@@ -50,46 +54,48 @@ Status check_pipeline_cache_header(std::span<const uint8_t> data, const DriverId
   // VkPipelineCacheHeaderVersionOne, little-endian whatever the host: u32 headerSize, u32 headerVersion,
   // u32 vendorID, u32 deviceID, u8[16] pipelineCacheUUID.
   auto fail = [](std::string what) { return bundle_error("driver_cache_header", "pipeline cache data " + what); };
-  if (data.size() < 32) return fail("of " + std::to_string(data.size()) + " bytes is shorter than its 32-byte header");
-  const uint32_t header_size = load_u32_le(data.data()), version = load_u32_le(data.data() + 4);
+  ByteReader in(data);
+  uint32_t header_size = 0, version = 0, vendor = 0, device = 0;
+  std::array<uint8_t, 16> uuid{};
+  if (!(in.u32(header_size) && in.u32(version) && in.u32(vendor) && in.u32(device) && in.copy(uuid)))
+    return fail("of " + std::to_string(data.size()) + " bytes is shorter than its 32-byte header");
   if (header_size < 32 || header_size > data.size())
     return fail("states a header size of " + std::to_string(header_size) + " bytes (32 to " +
                 std::to_string(data.size()) + " expected)");
   if (version != 1) return fail("has header version " + std::to_string(version) + " (1 expected)");
-  if (load_u32_le(data.data() + 8) != identity.vendor_id)
-    return fail("is for vendor " + hex_word(load_u32_le(data.data() + 8)) + ", not " + hex_word(identity.vendor_id));
-  if (load_u32_le(data.data() + 12) != identity.device_id)
-    return fail("is for device " + hex_word(load_u32_le(data.data() + 12)) + ", not " + hex_word(identity.device_id));
-  if (!std::equal(identity.pipeline_cache_uuid.begin(), identity.pipeline_cache_uuid.end(), data.data() + 16))
-    return fail("has pipelineCacheUUID " + hex_bytes(data.subspan(16, 16)) + ", not " +
-                hex_bytes(identity.pipeline_cache_uuid));
+  if (vendor != identity.vendor_id)
+    return fail("is for vendor " + hex_word(vendor) + ", not " + hex_word(identity.vendor_id));
+  if (device != identity.device_id)
+    return fail("is for device " + hex_word(device) + ", not " + hex_word(identity.device_id));
+  if (uuid != identity.pipeline_cache_uuid)
+    return fail("has pipelineCacheUUID " + hex_bytes(uuid) + ", not " + hex_bytes(identity.pipeline_cache_uuid));
   return ok_status();
 }
 
 DriverCacheSection read_driver_cache_section(std::span<const uint8_t> section) {
   DriverCacheSection out;
-  if (section.size() < kSectionHeader) {
+  ByteReader in(section);
+  uint32_t count = 0;
+  if (!(in.u32(count) && in.skip(4))) {
     out.problems.push_back("the section is " + std::to_string(section.size()) +
                            " bytes, shorter than its 8-byte header");
     return out;
   }
-  const uint64_t count = load_u32_le(section.data());
-  if (count > (section.size() - kSectionHeader) / kEntrySize) {
+  if (!in.fits(count, kEntrySize)) {
     out.problems.push_back(std::to_string(count) + " entries do not fit in a section of " +
                            std::to_string(section.size()) + " bytes");
     return out;
   }
-  uint64_t previous_end = kSectionHeader + count * kEntrySize;
+  uint64_t previous_end = kSectionHeader + uint64_t{count} * kEntrySize;
   DriverIdentity previous;
-  for (uint64_t i = 0; i < count; ++i) {
-    const uint8_t* e = section.data() + kSectionHeader + i * kEntrySize;
+  for (uint32_t i = 0; i < count; ++i) {
     DriverCacheEntry entry;
-    entry.identity.vendor_id = load_u32_le(e);
-    entry.identity.device_id = load_u32_le(e + 4);
-    entry.identity.driver_version = load_u32_le(e + 8);
-    std::memcpy(entry.identity.pipeline_cache_uuid.data(), e + 16, 16);
-    entry.offset = load_u64_le(e + 32);
-    const uint64_t size = load_u64_le(e + 40);
+    uint64_t size = 0;
+    // In bounds: the count fits (checked above), and an entry's fields are its kEntrySize bytes.
+    [[maybe_unused]] const bool whole =
+        in.u32(entry.identity.vendor_id) && in.u32(entry.identity.device_id) && in.u32(entry.identity.driver_version) &&
+        in.skip(4) && in.copy(entry.identity.pipeline_cache_uuid) && in.u64(entry.offset) && in.u64(size);
+    assert(whole);
     const std::string name = "driver cache " + std::to_string(i) + " (" + to_string(entry.identity) + ")";
     if (i > 0 && !(previous < entry.identity))
       out.problems.push_back(name + ": not after the entry before it (out of order, or the same device twice)");
@@ -126,25 +132,25 @@ Result<std::vector<uint8_t>> encode_driver_cache_section(std::vector<DriverCache
       return e;
     }
   }
-  std::vector<uint8_t> out;
-  append_u32_le(out, static_cast<uint32_t>(blobs.size()));
-  append_u32_le(out, 0);
+  ByteWriter out;
+  out.u32(static_cast<uint32_t>(blobs.size()));
+  out.u32(0);
   uint64_t offset = kSectionHeader + blobs.size() * kEntrySize;
   for (const DriverCacheBlob& blob : blobs) {
-    append_u32_le(out, blob.identity.vendor_id);
-    append_u32_le(out, blob.identity.device_id);
-    append_u32_le(out, blob.identity.driver_version);
-    append_u32_le(out, 0);
-    out.insert(out.end(), blob.identity.pipeline_cache_uuid.begin(), blob.identity.pipeline_cache_uuid.end());
-    append_u64_le(out, offset);
-    append_u64_le(out, blob.data.size());
+    out.u32(blob.identity.vendor_id);
+    out.u32(blob.identity.device_id);
+    out.u32(blob.identity.driver_version);
+    out.u32(0);
+    out.bytes(blob.identity.pipeline_cache_uuid);
+    out.u64(offset);
+    out.u64(blob.data.size());
     offset = align8(offset + blob.data.size());
   }
   for (const DriverCacheBlob& blob : blobs) {
-    out.resize(align8(out.size()), 0);
-    out.insert(out.end(), blob.data.begin(), blob.data.end());
+    out.align8();
+    out.bytes(blob.data);
   }
-  return out;
+  return std::move(out.data());
 }
 
 Result<std::vector<uint8_t>> with_driver_cache(std::span<const uint8_t> bundle_bytes, const DriverCacheBlob& blob) {
@@ -158,6 +164,7 @@ Result<std::vector<uint8_t>> with_driver_cache(std::span<const uint8_t> bundle_b
   }
   sbk_bundle b;
   sbk_result r = sbk_bundle_open_memory(&b, bytes.data(), bytes.size());
+  if (r == SBK_OK) r = sbk_nv2a_check_bundle(&b);  // the format's checks, then the guest's
   if (r != SBK_OK) return bundle_error(loader_reason(r), std::string("cannot open the bundle: ") + sbk_result_name(r));
   // Every section is copied as it is and gets its checksum recomputed: a damaged one must be found now, or
   // rewriting would certify the damage.
@@ -180,16 +187,15 @@ Result<std::vector<uint8_t>> with_driver_cache(std::span<const uint8_t> bundle_b
 
   std::map<uint32_t, std::span<const uint8_t>> sections;
   std::vector<DriverCacheBlob> blobs;
-  for (uint32_t i = 0; i < section_count; ++i) {
-    const uint8_t* e = h + header_size + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE;
-    const uint32_t type = load_u32_le(e), section_flags = load_u32_le(e + 4);
+  for (const SectionTableEntry& e : section_table(b)) {
     // open checked that the section lies inside the file.
-    const std::span<const uint8_t> section = bytes.subspan(load_u64_le(e + 8), load_u64_le(e + 16));
-    if (section_flags != 0)
-      return bundle_error("bundle_unsupported", "section type " + std::to_string(type) + " has flags " +
-                                                    hex_word(section_flags) + " this version of shaderbake cannot carry over");
-    if (type != SBK_SECTION_DRIVER_CACHE) {
-      sections.emplace(type, section);
+    const std::span<const uint8_t> section = bytes.subspan(e.offset, e.size);
+    if (e.flags != 0)
+      return bundle_error("bundle_unsupported", "section type " + std::to_string(e.type) + " has flags " +
+                                                    hex_word(e.flags) +
+                                                    " this version of shaderbake cannot carry over");
+    if (e.type != SBK_SECTION_DRIVER_CACHE) {
+      sections.emplace(e.type, section);
       continue;
     }
     DriverCacheSection existing = read_driver_cache_section(section);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "lib/cache/artifact_cache.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -9,16 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <system_error>
-#include <thread>
 #include <utility>
 
-#include "lib/core/little_endian.hpp"
-#include "lib/io/file_descriptor.hpp"
+#include "lib/core/byte_io.hpp"
+#include "lib/io/file_io.hpp"
 
 namespace shaderbake::cache {
 
@@ -53,21 +49,6 @@ Error io_error(const char* reason, const std::filesystem::path& path, const std:
 }
 
 
-// Reads up to `limit` bytes; a file that shrinks meanwhile just gives fewer (decode_entry calls it truncated).
-bool read_all(int fd, std::vector<uint8_t>& out, size_t limit) {
-  out.resize(limit);
-  size_t got = 0;
-  while (got < limit) {
-    const ssize_t n = ::read(fd, out.data() + got, limit - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  out.resize(got);
-  return true;
-}
-
 bool is_lower_hex(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
@@ -76,16 +57,18 @@ bool is_lower_hex(std::string_view s) {
 
 ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::ShaderStage stage,
                                         std::string_view source, std::string_view toolchain) {
-  ArtifactIdentity id;
-  id.bytes_.reserve(5 * 8 + 4 + 1 + emitter_id.size() + source.size() + toolchain.size());
-  std::vector<uint8_t> version;
-  append_u32_le(version, kCacheFormatVersion);
-  append_length_prefixed(id.bytes_, version.data(), version.size());
-  append_length_prefixed(id.bytes_, emitter_id.data(), emitter_id.size());
+  ByteWriter version;
+  version.u32(kCacheFormatVersion);
   const auto stage_byte = static_cast<uint8_t>(stage);
-  append_length_prefixed(id.bytes_, &stage_byte, 1);
-  append_length_prefixed(id.bytes_, source.data(), source.size());
-  append_length_prefixed(id.bytes_, toolchain.data(), toolchain.size());
+  ByteWriter w;
+  w.reserve(5 * 8 + 4 + 1 + emitter_id.size() + source.size() + toolchain.size());
+  w.field_u64(version.data());
+  w.field_u64(byte_span(emitter_id));
+  w.field_u64({&stage_byte, 1});
+  w.field_u64(byte_span(source));
+  w.field_u64(byte_span(toolchain));
+  ArtifactIdentity id;
+  id.bytes_ = std::move(w.data());
   id.stage_ = stage;
   id.hash_ = KeyHash::of(id.bytes_);
   return id;
@@ -118,155 +101,118 @@ namespace {
 // payload, the checksum.
 std::vector<uint8_t> encode_framed(const uint8_t (&magic)[4], const ArtifactIdentity& identity,
                                    std::span<const uint8_t> payload) {
-  const std::vector<uint8_t>& id = identity.bytes();
-  std::vector<uint8_t> out;
-  out.reserve(32 + id.size() + payload.size());
-  out.insert(out.end(), std::begin(magic), std::end(magic));
-  append_u32_le(out, kCacheFormatVersion);
-  append_u64_le(out, id.size());
-  out.insert(out.end(), id.begin(), id.end());
-  append_u64_le(out, payload.size());
-  out.insert(out.end(), payload.begin(), payload.end());
-  append_u64_le(out, XXH3_64bits(out.data(), out.size()));
-  return out;
+  ByteWriter w;
+  w.reserve(32 + identity.bytes().size() + payload.size());
+  w.bytes(magic);
+  w.u32(kCacheFormatVersion);
+  w.field_u64(identity.bytes());
+  w.field_u64(payload);
+  w.u64(XXH3_64bits(w.data().data(), w.size()));
+  return std::move(w.data());
 }
 
 Result<std::span<const uint8_t>> decode_framed(std::span<const uint8_t> file, const uint8_t (&magic)[4],
                                                const ArtifactIdentity& identity) {
   const uint64_t size = file.size();
-  const uint8_t* p = file.data();
   auto truncated = [&](const char* at) {
     return entry_error("entry_truncated", identity, "truncated (" + std::to_string(size) + " bytes) in the " + at);
   };
   if (size > kMaxEntryBytes) return entry_error("entry_too_large", identity, std::to_string(size) + " bytes");
-  if (size < 4) return truncated("magic");
-  if (std::memcmp(p, magic, 4) != 0) return entry_error("entry_bad_magic", identity, "not a cache entry");
-  if (size < 8) return truncated("version");
-  if (const uint32_t version = load_u32_le(p + 4); version != kCacheFormatVersion)
+  ByteReader in(file);
+  std::span<const uint8_t> file_magic, stored_identity, payload;
+  uint32_t version = 0;
+  uint64_t identity_size = 0, payload_size = 0, checksum = 0;
+  if (!in.bytes(4, file_magic)) return truncated("magic");
+  if (std::memcmp(file_magic.data(), magic, 4) != 0)
+    return entry_error("entry_bad_magic", identity, "not a cache entry");
+  if (!in.u32(version)) return truncated("version");
+  if (version != kCacheFormatVersion)
     return entry_error("entry_bad_version", identity, "format version " + std::to_string(version));
-  if (size < 16) return truncated("identity size");
-  // Every size below is checked against the bytes that remain, by subtraction: nothing can overflow.
-  const uint64_t identity_size = load_u64_le(p + 8);
-  if (identity_size > size - 16) return truncated("identity");
-  const uint64_t payload_at = 16 + identity_size;
-  if (size - payload_at < 8) return truncated("payload size");
-  const uint64_t count = load_u64_le(p + payload_at);
-  if (count > size - payload_at - 8) return truncated("payload");
-  const uint64_t checksum_at = payload_at + 8 + count;
-  if (size - checksum_at < 8) return truncated("checksum");
-  if (size - checksum_at > 8)
-    return entry_error("entry_trailing_data", identity, std::to_string(size - checksum_at - 8) + " bytes after the checksum");
-  if (load_u64_le(p + checksum_at) != XXH3_64bits(p, checksum_at))
+  if (!in.u64(identity_size)) return truncated("identity size");
+  if (!in.bytes(identity_size, stored_identity)) return truncated("identity");
+  if (!in.u64(payload_size)) return truncated("payload size");
+  if (!in.bytes(payload_size, payload)) return truncated("payload");
+  const size_t checksum_at = in.offset();
+  if (!in.u64(checksum)) return truncated("checksum");
+  if (!in.at_end())
+    return entry_error("entry_trailing_data", identity, std::to_string(in.remaining()) + " bytes after the checksum");
+  if (checksum != XXH3_64bits(file.data(), checksum_at))
     return entry_error("entry_checksum_mismatch", identity, "checksum mismatch");
   const std::vector<uint8_t>& expected = identity.bytes();
-  if (identity_size != expected.size() || std::memcmp(p + 16, expected.data(), expected.size()) != 0)
+  if (!std::equal(stored_identity.begin(), stored_identity.end(), expected.begin(), expected.end()))
     return entry_error("entry_identity_mismatch", identity, "written for another identity");
-  return file.subspan(payload_at + 8, count);
+  return payload;
 }
 
 }  // namespace
 
 namespace {
 
-void append_string(std::vector<uint8_t>& out, const std::string& text) {
-  append_u32_le(out, static_cast<uint32_t>(text.size()));
-  out.insert(out.end(), text.begin(), text.end());
-}
-
-void append_variables(std::vector<uint8_t>& out, const std::vector<compile::Reflection::Variable>& variables) {
-  append_u32_le(out, static_cast<uint32_t>(variables.size()));
+void write_variables(ByteWriter& out, const std::vector<compile::Reflection::Variable>& variables) {
+  out.u32(static_cast<uint32_t>(variables.size()));
   for (const compile::Reflection::Variable& v : variables) {
-    append_u32_le(out, v.location);
-    append_u32_le(out, v.components);
-    append_string(out, v.name);
+    out.u32(v.location);
+    out.u32(v.components);
+    out.string_u32(v.name);
   }
 }
 
-// Reads the payload front to back; every take checks what remains first, so nothing reads past the end.
-class PayloadReader {
- public:
-  explicit PayloadReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
-  bool u8(uint8_t& v) { return take(1, [&](const uint8_t* p) { v = p[0]; }); }
-  bool u16(uint32_t& v) { return take(2, [&](const uint8_t* p) { v = load_u16_le(p); }); }
-  bool u32(uint32_t& v) { return take(4, [&](const uint8_t* p) { v = load_u32_le(p); }); }
-  bool u64(uint64_t& v) { return take(8, [&](const uint8_t* p) { v = load_u64_le(p); }); }
-  bool string(std::string& text) {
-    uint32_t size = 0;
-    return u32(size) && take(size, [&](const uint8_t* p) { text.assign(reinterpret_cast<const char*>(p), size); });
-  }
-  // A count of records of at least `min_record` bytes each, no more than the remaining bytes can hold.
-  bool count(uint32_t& n, size_t min_record) { return u32(n) && n <= remaining() / min_record; }
-  size_t remaining() const { return bytes_.size() - at_; }
-
- private:
-  template <class F>
-  bool take(uint64_t n, F&& f) {
-    if (n > remaining()) return false;
-    f(bytes_.data() + at_);
-    at_ += static_cast<size_t>(n);
-    return true;
-  }
-  std::span<const uint8_t> bytes_;
-  size_t at_ = 0;
-};
-
-bool read_variables(PayloadReader& in, std::vector<compile::Reflection::Variable>& variables) {
+// Every count is bounded by what remains (count_u32), so that a damaged one cannot make a huge allocation.
+bool read_variables(ByteReader& in, std::vector<compile::Reflection::Variable>& variables) {
   uint32_t n = 0;
-  if (!in.count(n, 12)) return false;
+  if (!in.count_u32(n, 12)) return false;
   variables.resize(n);
   for (compile::Reflection::Variable& v : variables)
-    if (!in.u32(v.location) || !in.u32(v.components) || !in.string(v.name)) return false;
+    if (!in.u32(v.location) || !in.u32(v.components) || !in.string_u32(v.name)) return false;
   return true;
 }
 
-bool read_reflection(PayloadReader& in, compile::Reflection& r) {
+bool read_reflection(ByteReader& in, compile::Reflection& r) {
   uint32_t n = 0;
-  if (!in.count(n, 20)) return false;
+  if (!in.count_u32(n, 20)) return false;
   r.bindings.resize(n);
   for (compile::Reflection::Binding& b : r.bindings) {
     uint8_t kind = 0;
-    uint32_t zero = 0;
+    uint16_t zero = 0;
     if (!in.u32(b.set) || !in.u32(b.binding) || !in.u8(kind) || !in.u8(b.dim) || !in.u16(zero) || zero != 0 ||
-        !in.u32(b.size) || !in.string(b.name))
+        !in.u32(b.size) || !in.string_u32(b.name))
       return false;
     if (kind > static_cast<uint8_t>(compile::Reflection::Binding::Kind::storage_buffer)) return false;
     b.kind = static_cast<compile::Reflection::Binding::Kind>(kind);
   }
-  return in.u32(r.push_constant_size) && read_variables(in, r.inputs) && read_variables(in, r.outputs) &&
-         in.remaining() == 0;
+  return in.u32(r.push_constant_size) && read_variables(in, r.inputs) && read_variables(in, r.outputs) && in.at_end();
 }
 
 }  // namespace
 
 std::vector<uint8_t> encode_entry(const ArtifactIdentity& identity, const compile::CompiledModule& module) {
-  std::vector<uint8_t> payload;
+  ByteWriter payload;
   payload.reserve(8 + module.spirv.size() * 4 + 256);
-  append_u64_le(payload, module.spirv.size());
-  for (uint32_t word : module.spirv) append_u32_le(payload, word);
+  payload.u64(module.spirv.size());
+  for (uint32_t word : module.spirv) payload.u32(word);
   const compile::Reflection& r = module.reflection;
-  append_u32_le(payload, static_cast<uint32_t>(r.bindings.size()));
+  payload.u32(static_cast<uint32_t>(r.bindings.size()));
   for (const compile::Reflection::Binding& b : r.bindings) {
-    append_u32_le(payload, b.set);
-    append_u32_le(payload, b.binding);
-    payload.push_back(static_cast<uint8_t>(b.kind));
-    payload.push_back(b.dim);
-    payload.push_back(0);
-    payload.push_back(0);
-    append_u32_le(payload, b.size);
-    append_string(payload, b.name);
+    payload.u32(b.set);
+    payload.u32(b.binding);
+    payload.u8(static_cast<uint8_t>(b.kind));
+    payload.u8(b.dim);
+    payload.u16(0);
+    payload.u32(b.size);
+    payload.string_u32(b.name);
   }
-  append_u32_le(payload, r.push_constant_size);
-  append_variables(payload, r.inputs);
-  append_variables(payload, r.outputs);
-  return encode_framed(kEntryMagic, identity, payload);
+  payload.u32(r.push_constant_size);
+  write_variables(payload, r.inputs);
+  write_variables(payload, r.outputs);
+  return encode_framed(kEntryMagic, identity, payload.data());
 }
 
 Result<compile::CompiledModule> decode_entry(std::span<const uint8_t> file, const ArtifactIdentity& identity) {
   auto payload = decode_framed(file, kEntryMagic, identity);
   if (!payload) return std::move(payload).error();
-  PayloadReader in(*payload);
+  ByteReader in(*payload);
   uint64_t word_count = 0;
-  if (!in.u64(word_count) || word_count > in.remaining() / 4)
+  if (!in.count_u64(word_count, 4))
     return entry_error("entry_truncated", identity, "SPIR-V words run past the payload");
   compile::CompiledModule module;
   module.stage = identity.stage();
@@ -310,20 +256,23 @@ std::filesystem::path ArtifactCache::entry_path(const ArtifactIdentity& identity
 template <class T, class Decode>
 std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Decode decode) {
   const std::filesystem::path path = entry_path(identity);
-  io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat st {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+  // The descriptor stays open: a hit sets its time, and a damaged entry is deleted only if it is still this file.
+  Result<io::OpenFile> file = io::open_regular_file(path);
+  if (!file) {
     ++misses_;
     return std::nullopt;
   }
-  // Read one byte past the bound so that an oversized file is seen as such, not as a truncated one.
-  std::vector<uint8_t> bytes;
+  const struct stat& st = file->info;
+  // Read one byte past the bound so that an oversized file is seen as such, not as a truncated one; a file
+  // that shrinks meanwhile just gives fewer bytes (decode calls it truncated).
   const uint64_t claimed = static_cast<uint64_t>(st.st_size);
-  if (!read_all(fd.get(), bytes, static_cast<size_t>(std::min(claimed, kMaxEntryBytes + 1)))) {
+  const size_t limit = static_cast<size_t>(std::min(claimed, kMaxEntryBytes + 1));
+  Result<std::vector<uint8_t>> bytes = io::read_up_to(file->fd.get(), limit, limit, path);
+  if (!bytes) {
     ++misses_;  // an I/O error is not evidence of a bad entry: leave it
     return std::nullopt;
   }
-  std::optional<T> value = decode(bytes);
+  std::optional<T> value = decode(*bytes);
   if (!value) {
     // Delete only the file that was read: a writer may have renamed a good entry over it meanwhile.
     struct stat now {};
@@ -332,7 +281,7 @@ std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Dec
     ++misses_;
     return std::nullopt;
   }
-  (void)::futimens(fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
+  (void)::futimens(file->fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
   ++hits_;
   return value;
 }
@@ -369,32 +318,18 @@ Status ArtifactCache::store_entry(const ArtifactIdentity& identity, const std::v
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return io_error("cache_write_failed", path.parent_path(), "cannot create the cache directory: " + ec.message(), 0);
 
-  // Unique among processes (pid), threads (thread id) and calls (counter): no two writers share a file.
-  char suffix[80];
-  std::snprintf(suffix, sizeof suffix, "%ld.%zx.%llu", static_cast<long>(::getpid()),
-                std::hash<std::thread::id>{}(std::this_thread::get_id()),
-                static_cast<unsigned long long>(temp_counter_++));
-  const std::string hex = identity.hash().to_hex();
-  const std::filesystem::path temp = path.parent_path() / (hex + kTempInfix + suffix);
-  io::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return io_error("cache_write_failed", temp, "cannot create a cache file", errno);
+  // The temporary file is "<entry name>.tmp.<pid>.<16 random hex digits>", unique among writers (the infix is
+  // what prune removes stale ones by). The rename is atomic: readers see the old entry, no entry or the whole
+  // new one, never a part.
   // No fsync: a cache entry is disposable. An entry that a crash leaves empty or torn fails its checksum on
   // read and is rebuilt, so durability would buy nothing but a disk flush per entry (~1 ms each, a fifth of
   // a cold build's wall time on the 2-core benchmark machine).
-  bool ok = io::write_all(fd.get(), bytes);
-  int err = ok ? 0 : errno;
-  if (::close(fd.release()) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  // The rename is atomic: readers see the old entry, no entry or the whole new one, never a part.
-  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(temp.c_str());
-    return io_error("cache_write_failed", path, "cannot write a cache entry", err);
+  const std::string temporary_prefix = identity.hash().to_hex() + kTempInfix;
+  if (Status s = io::replace_file_atomically(path, bytes, io::Durability::none, {temporary_prefix, std::nullopt}); !s) {
+    Error e = std::move(s).error();
+    e.reason = "cache_write_failed";
+    e.message = "cannot write a cache entry: " + e.message;
+    return e;
   }
   ++stores_;
   return ok_status();

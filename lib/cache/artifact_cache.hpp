@@ -77,9 +77,10 @@ struct CacheStats {
 // bytes for one name are always the same (whatever writes an entry is deterministic in its identity), so a
 // race between writers is harmless.
 //
-// Layout: DIR/v1/<first two hex digits>/<32 hex digits of the identity hash>.sbkc, temporary files next to
-// their entry as <entry name>.tmp.<pid>.<thread>.<counter>. Implements compile::ModuleStore (for
-// compile::compile_all): find/put build the identity from the job and this cache's toolchain fingerprint.
+// Layout: DIR/v<version>/<first two hex digits>/<32 hex digits of the identity hash>.sbkc, temporary files next
+// to their entry as <entry name>.tmp.<pid>.<16 random hex digits> (io::replace_file_atomically). Implements
+// compile::ModuleStore (for compile::compile_all): find/put build the identity from the job and this cache's
+// toolchain fingerprint.
 class ArtifactCache final : public compile::ModuleStore {
  public:
   // Nothing is created until the first store. `toolchain` is part of every identity this object builds.
@@ -130,7 +131,6 @@ class ArtifactCache final : public compile::ModuleStore {
   std::atomic<uint64_t> stores_{0};
   std::atomic<uint64_t> store_failures_{0};
   std::atomic<uint64_t> corrupt_discarded_{0};
-  std::atomic<uint64_t> temp_counter_{0};
   mutable std::mutex error_mutex_;
   std::optional<Error> first_store_error_;  // guarded by error_mutex_
 };

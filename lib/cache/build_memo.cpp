@@ -2,10 +2,8 @@
 #include "lib/cache/build_memo.hpp"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +11,9 @@
 #include <memory>
 #include <utility>
 
+#include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
-#include "lib/core/little_endian.hpp"
+#include "lib/io/file_io.hpp"
 
 namespace shaderbake::cache {
 
@@ -26,10 +25,6 @@ constexpr std::string_view kMemoFormat = "build-memo/2";
 // bundle | report JSON | diagnostics | summary JSON.
 constexpr uint32_t kPayloadVersion = 1;
 
-void put_text(std::vector<uint8_t>& out, std::string_view text) {
-  append_length_prefixed(out, text.data(), text.size());
-}
-
 Error memo_error(const std::string& what) {
   Error e;
   e.kind = ErrorKind::bad_input;
@@ -37,35 +32,6 @@ Error memo_error(const std::string& what) {
   e.message = "build memo: " + what;
   return e;
 }
-
-// Reads length-prefixed fields from an untrusted payload: every count is checked against what is left.
-class FieldReader {
- public:
-  explicit FieldReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
-
-  bool u32(uint32_t& v) {
-    if (bytes_.size() - at_ < 4) return false;
-    v = load_u32_le(bytes_.data() + at_);
-    at_ += 4;
-    return true;
-  }
-
-  bool field(std::span<const uint8_t>& out) {
-    if (bytes_.size() - at_ < 8) return false;
-    const uint64_t size = load_u64_le(bytes_.data() + at_);
-    at_ += 8;
-    if (size > bytes_.size() - at_) return false;
-    out = bytes_.subspan(at_, static_cast<size_t>(size));
-    at_ += static_cast<size_t>(size);
-    return true;
-  }
-
-  bool at_end() const { return at_ == bytes_.size(); }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t at_ = 0;
-};
 
 // The NT_GNU_BUILD_ID note of one loaded object, as hex; empty when it has none.
 std::string build_id_of(const dl_phdr_info& info) {
@@ -126,31 +92,19 @@ Result<TraceFileDigest> digest_trace_file(const std::string& path) {
     e.where.file = path;
     return e;
   };
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below); reads of a regular file
-  // ignore the flag.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return fail("not a regular file");
-  }
+  // Only a regular file: a pipe cannot be read twice (open_regular_file refuses it without waiting for a writer).
+  Result<io::OpenFile> file = io::open_regular_file(path);
+  if (!file) return fail(file.error().message);
   ContentHasher content;
   std::vector<uint8_t> chunk(size_t{1} << 20);
   TraceFileDigest out;
   out.path = path;
   for (;;) {
-    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return fail(std::string("cannot read: ") + std::strerror(err));
-    }
+    const ssize_t n = io::read_some(file->fd.get(), chunk.data(), chunk.size());
+    if (n < 0) return fail(std::string("cannot read: ") + std::strerror(errno));
     if (n == 0) break;
     content.update(chunk.data(), static_cast<size_t>(n));
   }
-  ::close(fd);
   out.bytes = content.bytes();
   out.digest = content.finish();
   return out;
@@ -167,17 +121,17 @@ std::optional<std::string> loaded_code_identity() {
 }
 
 std::vector<uint8_t> encode_build_inputs(const BuildInputs& inputs) {
-  std::vector<uint8_t> out;
-  put_text(out, kMemoFormat);
-  put_text(out, inputs.code_identity);
-  put_text(out, inputs.settings);
-  append_u64_le(out, inputs.traces.size());
+  ByteWriter out;
+  out.field_u64(byte_span(kMemoFormat));
+  out.field_u64(byte_span(inputs.code_identity));
+  out.field_u64(byte_span(inputs.settings));
+  out.u64(inputs.traces.size());
   for (const TraceFileDigest& t : inputs.traces) {
-    put_text(out, t.path);
-    append_u64_le(out, t.bytes);
-    out.insert(out.end(), t.digest.bytes.begin(), t.digest.bytes.end());
+    out.field_u64(byte_span(t.path));
+    out.u64(t.bytes);
+    out.bytes(t.digest.bytes);
   }
-  return out;
+  return std::move(out.data());
 }
 
 ArtifactIdentity memo_identity(const ArtifactCache& cache, const BuildInputs& inputs) {
@@ -185,27 +139,27 @@ ArtifactIdentity memo_identity(const ArtifactCache& cache, const BuildInputs& in
 }
 
 std::vector<uint8_t> encode_build_outputs(const BuildOutputs& outputs) {
-  std::vector<uint8_t> out;
+  ByteWriter out;
   out.reserve(outputs.bundle.size() + outputs.report_json.size() + outputs.diagnostics.size() +
               outputs.summary_json.size() + 48);
-  append_u32_le(out, kPayloadVersion);
-  append_u32_le(out, static_cast<uint32_t>(outputs.exit_code));
-  append_length_prefixed(out, outputs.bundle.data(), outputs.bundle.size());
-  put_text(out, outputs.report_json);
-  put_text(out, outputs.diagnostics);
-  put_text(out, outputs.summary_json);
-  return out;
+  out.u32(kPayloadVersion);
+  out.u32(static_cast<uint32_t>(outputs.exit_code));
+  out.field_u64(outputs.bundle);
+  out.field_u64(byte_span(outputs.report_json));
+  out.field_u64(byte_span(outputs.diagnostics));
+  out.field_u64(byte_span(outputs.summary_json));
+  return std::move(out.data());
 }
 
 Result<BuildOutputs> decode_build_outputs(std::span<const uint8_t> payload) {
-  FieldReader in(payload);
+  ByteReader in(payload);
   uint32_t version = 0;
   uint32_t exit_code = 0;
   if (!in.u32(version) || !in.u32(exit_code)) return memo_error("truncated header");
   if (version != kPayloadVersion) return memo_error("payload version " + std::to_string(version));
   if (exit_code > 255) return memo_error("exit code " + std::to_string(exit_code));
   std::span<const uint8_t> bundle, report, diagnostics, summary;
-  if (!in.field(bundle) || !in.field(report) || !in.field(diagnostics) || !in.field(summary))
+  if (!in.field_u64(bundle) || !in.field_u64(report) || !in.field_u64(diagnostics) || !in.field_u64(summary))
     return memo_error("a field runs past the end");
   if (!in.at_end()) return memo_error("trailing bytes");
   auto text = [](std::span<const uint8_t> s) { return std::string(reinterpret_cast<const char*>(s.data()), s.size()); };

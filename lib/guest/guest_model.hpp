@@ -30,8 +30,8 @@ struct VertexAttributeDefaults {
   std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS> values{};  // finite; zero outside the mask
 };
 
-// What lib/ needs to know of a guest model: how to read its records. Implemented per model in emitters/
-// (emitters/nv2a), handed to lib/ by the CLI, so lib/ never depends on a guest model.
+// What lib/ needs to know of a guest model: how to read its records. Implemented per model in guests/
+// (guests/nv2a), handed to lib/ by the CLI, so lib/ never depends on a guest model.
 // Implementations are immutable after construction and safe to call from several threads.
 class GuestModel {
  public:

@@ -10,10 +10,18 @@
 
 namespace shaderbake::io {
 
-// Owns one file descriptor: closed when the owner goes out of scope, unless released or closed first.
+// Owns one file descriptor: closed when the owner goes out of scope, unless released or closed first. Movable.
 class UniqueFd {
  public:
   explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = other.release();
+    }
+    return *this;
+  }
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;
   ~UniqueFd() {
@@ -27,6 +35,14 @@ class UniqueFd {
  private:
   int fd_;
 };
+
+// One read(2), retried on EINTR: the bytes read, 0 at the end of the file, -1 with errno set.
+inline ssize_t read_some(int fd, void* buffer, size_t size) {
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, size);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
 
 // Writes every byte (retrying short writes and EINTR); false with errno set on the first failure.
 inline bool write_all(int fd, std::span<const uint8_t> bytes) {

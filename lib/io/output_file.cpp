@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include <string_view>
 
 #include "lib/io/file_descriptor.hpp"
+#include "lib/io/file_io.hpp"
 
 namespace shaderbake::io {
 
@@ -30,35 +30,6 @@ namespace {
 // A writer renames its temporary file within moments of creating it; one this old was left by a writer that
 // was killed (whatever its process ID now names: IDs are reused, and a shared directory may be another host's).
 constexpr std::chrono::seconds kStaleTemporaryAge{3600};
-constexpr int kTemporaryNameAttempts = 32;
-
-std::function<std::string()>& suffix_source() {
-  static std::function<std::string()> source;
-  return source;
-}
-
-std::string random_suffix() {
-  if (suffix_source()) return suffix_source()();
-  uint8_t bytes[8] = {};
-  size_t got = 0;
-  while (got < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (got < sizeof bytes) {  // no entropy source: the clock still makes a collision unlikely, O_EXCL makes it safe
-    const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::memcpy(bytes, &now, sizeof bytes);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (const uint8_t b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
 
 Error io_error(const fs::path& path, const char* reason, const std::string& what) {
   return Error{ErrorKind::io, reason, what, {path.string(), 0, 0, {}}};
@@ -72,24 +43,23 @@ Error errno_error(const fs::path& path, const std::string& what) {
 bool holds_exactly(int fd, std::span<const uint8_t> bytes) {
   std::vector<uint8_t> chunk(size_t{1} << 20);
   for (size_t at = 0; at < bytes.size();) {
-    const ssize_t n = ::read(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = read_some(fd, chunk.data(), std::min(chunk.size(), bytes.size() - at));
     if (n <= 0 || std::memcmp(chunk.data(), bytes.data() + at, static_cast<size_t>(n)) != 0) return false;
     at += static_cast<size_t>(n);
   }
   uint8_t extra = 0;
-  return ::read(fd, &extra, 1) == 0;
+  return read_some(fd, &extra, 1) == 0;
 }
 
 constexpr std::string_view kTemporaryInfix = ".sbk-tmp.";
 
-// Removes the temporary files in `dir_fd` whose writer is gone: regular files named
+// Removes the temporary files in `dir_path` whose writer is gone: regular files named
 // "<output name>.sbk-tmp.<pid>.<16 hex digits>" whose process no longer exists or that are over an hour old.
 // Anything else is left alone. Once per directory per process: a command writing many files into one
 // directory (compile's modules) reads it once, not once a file.
 // `dir_path` names the directory by its absolute path (an inode may be reused by a new directory; a path names
 // the same place for the life of a command).
-void remove_stale_temporaries(int dir_fd, const fs::path& dir_path) {
+void remove_stale_temporaries(const fs::path& dir_path) {
   {
     static std::mutex mutex;
     static std::set<std::string> scanned;
@@ -97,7 +67,9 @@ void remove_stale_temporaries(int dir_fd, const fs::path& dir_path) {
     std::lock_guard lock(mutex);
     if (!scanned.insert(fs::absolute(dir_path, ec).lexically_normal().string()).second) return;
   }
-  const int scan_fd = ::dup(dir_fd);
+  const UniqueFd dir_fd(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() < 0) return;  // replace_file_atomically says why
+  const int scan_fd = ::dup(dir_fd.get());
   if (scan_fd < 0) return;
   DIR* dir = ::fdopendir(scan_fd);
   if (dir == nullptr) {
@@ -118,47 +90,20 @@ void remove_stale_temporaries(int dir_fd, const fs::path& dir_path) {
     const std::string_view hex(end + 1);
     if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string_view::npos) continue;
     struct stat info {};
-    if (::fstatat(dir_fd, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
+    if (::fstatat(dir_fd.get(), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
     const bool writer_gone = ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
     const auto modified = std::chrono::system_clock::from_time_t(info.st_mtim.tv_sec);
     if (writer_gone || now - modified > kStaleTemporaryAge) stale.emplace_back(name);
   }
   ::closedir(dir);
-  for (const std::string& name : stale) ::unlinkat(dir_fd, name.c_str(), 0);
+  for (const std::string& name : stale) ::unlinkat(dir_fd.get(), name.c_str(), 0);
 }
 
-// Writes a new regular file at `target` (in directory `dir`, opened as `dir_fd`) through a temporary file.
+// Writes a new regular file at `target` through a temporary file, durably: an output is what a user keeps.
 // `mode`: the permissions of the file being replaced, which the new one keeps (a 0600 output stays private).
-Status replace_regular_file(const fs::path& target, const fs::path& dir, std::span<const uint8_t> bytes,
-                            std::optional<mode_t> mode) {
-  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() < 0) return errno_error(target, "cannot open its directory " + dir.string());
-  const std::string prefix = temporary_name_prefix(target);
-  remove_stale_temporaries(dir_fd.get(), dir);
-
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < kTemporaryNameAttempts && fd < 0; ++attempt) {
-    temp = prefix + std::to_string(::getpid()) + "." + random_suffix();
-    // O_EXCL | O_NOFOLLOW: a name that is taken (by anything, a planted symbolic link too) is never opened.
-    fd = ::openat(dir_fd.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return errno_error(target, "cannot create a temporary file in " + dir.string());
-  UniqueFd file(fd);
-  auto fail = [&](const std::string& what) {
-    Error e = errno_error(target, what);
-    ::unlinkat(dir_fd.get(), temp.c_str(), 0);
-    return e;
-  };
-  if (mode && ::fchmod(file.get(), *mode) != 0) return fail("cannot set the permissions of the file it replaces");
-  if (!write_all(file.get(), bytes)) return fail("cannot write");
-  if (::fsync(file.get()) != 0) return fail("cannot fsync");
-  if (!file.close()) return fail("cannot close");
-  if (::renameat(dir_fd.get(), temp.c_str(), dir_fd.get(), target.filename().c_str()) != 0)
-    return fail("cannot rename into place");
-  ::fsync(dir_fd.get());  // makes the rename itself durable; a directory that cannot be synced loses nothing now
-  return ok_status();
+Status replace_regular_file(const fs::path& target, std::span<const uint8_t> bytes, std::optional<mode_t> mode) {
+  remove_stale_temporaries(target.has_parent_path() ? target.parent_path() : fs::path("."));
+  return replace_file_atomically(target, bytes, Durability::fsync, {temporary_name_prefix(target), mode});
 }
 
 // Writes to a character device or FIFO as a stream.
@@ -220,20 +165,9 @@ Result<fs::path> follow_links(const fs::path& path) {
   return io_error(path, "output_refused", "is a chain of more than 40 symbolic links; not written");
 }
 
-const char* kind_name(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file, character device or FIFO";
-}
-
 }  // namespace
 
 std::string temporary_name_prefix(const fs::path& path) { return path.filename().string() + std::string(kTemporaryInfix); }
-
-void set_temporary_suffix_source_for_testing(std::function<std::string()> source) {
-  suffix_source() = std::move(source);
-}
 
 Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIdentical if_identical) {
   if (path.empty()) return io_error(path, "output_refused", "an empty output path");
@@ -256,7 +190,7 @@ Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIden
   if (!exists && errno != ENOENT) return errno_error(path, "cannot examine");
   if (exists && (S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode))) return write_stream(target, bytes);
   if (exists && !S_ISREG(info.st_mode))
-    return io_error(path, "output_refused", std::string("is ") + kind_name(info.st_mode) + "; not replaced");
+    return io_error(path, "output_refused", std::string("is ") + file_type_name(info.st_mode) + "; not replaced");
   if (exists && if_identical == IfIdentical::keep && static_cast<uint64_t>(info.st_size) == bytes.size()) {
     const UniqueFd fd(::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     struct stat opened {};
@@ -266,8 +200,7 @@ Status write_output(const fs::path& path, std::span<const uint8_t> bytes, IfIden
       return ok_status();
     }
   }
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  return replace_regular_file(target, dir, bytes, exists ? std::optional<mode_t>(info.st_mode & 07777) : std::nullopt);
+  return replace_regular_file(target, bytes, exists ? std::optional<mode_t>(info.st_mode & 07777) : std::nullopt);
 }
 
 namespace {

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,11 +25,11 @@ enum class IfIdentical {
 //   without O_CREAT or O_TRUNC, the node stays the node it was);
 // - a symbolic link is followed (to the end of its chain): the file it points to is what gets written, the
 //   link stays a link; a link to nothing is refused;
-// - a regular file, or no file, is written through a temporary file in the same directory (a random name,
-//   created with O_EXCL | O_NOFOLLOW, so nothing planted at a temporary name can redirect the write), fsync
-//   and rename: a reader sees the old file or the whole new one, never half of one; a replaced file's
-//   permissions are kept. The temporary file is
-//   removed on every error path, and the temporary files of any output that killed writers left in that
+// - a regular file, or no file, is written by replace_file_atomically (lib/io/file_io.hpp) with
+//   Durability::fsync: a temporary file in the same directory (a random name, created with O_EXCL | O_NOFOLLOW,
+//   so nothing planted at a temporary name can redirect the write), fsync and rename: a reader sees the old
+//   file or the whole new one, never half of one; a replaced file's permissions are kept. The temporary file
+//   is removed on every error path, and the temporary files of any output that killed writers left in that
 //   directory (their process is gone, or they are over an hour old) are removed first (the directory is read
 //   for them once per process);
 // - anything else (a directory, a socket, a block device) is refused.
@@ -40,13 +39,9 @@ Status write_output(const std::filesystem::path& path, std::span<const uint8_t> 
                     IfIdentical if_identical = IfIdentical::replace);
 
 // The name write_output's temporary files for `path` start with ("<file name>.sbk-tmp."); the rest is
-// "<pid>.<16 hex digits>".
+// "<pid>.<16 hex digits>" (replace_file_atomically's; io::set_temporary_suffix_source_for_testing sets the
+// digits).
 std::string temporary_name_prefix(const std::filesystem::path& path);
-
-// The hook write_output draws temporary-file suffixes from (16 hex digits of getrandom() by default); tests
-// set it to make a name predictable, to check that a name that is taken is never written through. Not
-// thread-safe to change while writes run.
-void set_temporary_suffix_source_for_testing(std::function<std::string()> source);
 
 // A path a command reads or writes, with the name the user knows it by ("trace", "-o", "--report").
 struct NamedPath {

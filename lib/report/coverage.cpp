@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "lib/report/coverage.hpp"
 
+#include "lib/core/little_endian.hpp"
 #include "lib/core/pipeline_key.hpp"
 
 
@@ -55,8 +56,8 @@ CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t ho
       if (dynamic == SBK_OK) {
         // One dynamic-state pipeline serves every host state of the family with this signature: its identity,
         // for first uses, is the recipe (never equal to a pipeline key, whose first byte is 0).
-        key_buffer_.assign({0xFF, 'D'});
-        for (int i = 0; i < 4; ++i) key_buffer_.push_back(static_cast<uint8_t>(recipe_index >> (8 * i)));
+        key_buffer_.assign({0xFF, 'D', 0, 0, 0, 0});
+        store_u32_le(key_buffer_.data() + 2, recipe_index);
         return {Route::dynamic_fallback, "", pipelines_.intern(key_buffer_).index};
       }
       damaged |= dynamic < 0;

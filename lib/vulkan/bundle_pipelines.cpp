@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The runtime header's Vulkan helpers are declared only when SHADERBAKE_VULKAN is defined before its first
-// inclusion (vulkan.h first); the implementation is compiled into shaderbake_runtime (lib/CMakeLists.txt).
-#include <vulkan/vulkan.h>
-#define SHADERBAKE_VULKAN
-#include "runtime_loader/shaderbake.h"
-
 #include "lib/vulkan/bundle_pipelines.hpp"
+
+// The runtime's Vulkan create-info helpers; their implementation is compiled into shaderbake_runtime.
+#include "runtime_loader/shaderbake_vulkan.h"
 
 #include <zstd.h>
 

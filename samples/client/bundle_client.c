@@ -2,7 +2,8 @@
 /*
  * bundle_client: the smallest real client of a shaderbake bundle, in plain C99.
  *
- * It does what a renderer does at a draw, through runtime_loader/shaderbake.h only: for every key line of a
+ * It does what a renderer does at a draw, through the runtime headers only (runtime_loader/shaderbake.h, the
+ * nv2a guest's shaderbake_nv2a.h and the Vulkan helpers of shaderbake_vulkan.h): for every key line of a
  * `shaderbake-keys/1` file (written by `shaderbake dedupe --keys`; samples/client/README.md) it builds the
  * exact pipeline key, probes the bundle, falls back to the ubershader route when admission allows it, and
  * otherwise reports an explicit miss with its reason. Every distinct pipeline entry it hits is created once
@@ -16,9 +17,6 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
 
-#include <vulkan/vulkan.h>
-
-#define SHADERBAKE_VULKAN
 #define SHADERBAKE_IMPLEMENTATION
 #include <ctype.h>
 #include <stdio.h>
@@ -27,6 +25,8 @@
 #include <time.h>
 
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
+#include "runtime_loader/shaderbake_vulkan.h" /* includes vulkan/vulkan.h */
 
 enum { EXIT_FAILURES = 1, EXIT_USAGE = 2, EXIT_BAD_INPUT = 3, EXIT_DEVICE = 4 };
 
@@ -551,6 +551,12 @@ int main(int argc, char** argv) {
   if ((r = sbk_bundle_open_file(&bundle, bundle_path)) != SBK_OK) {
     fprintf(stderr, "error: %s: %s\n", bundle_path, sbk_result_name(r));
     return r == SBK_ERROR_IO ? EXIT_USAGE : EXIT_BAD_INPUT;
+  }
+  /* Open checks the format; the keys must be nv2a keys of the schema this client computes. */
+  if ((r = sbk_nv2a_check_bundle(&bundle)) != SBK_OK) {
+    fprintf(stderr, "error: %s: %s\n", bundle_path, sbk_result_name(r));
+    sbk_bundle_close(&bundle);
+    return EXIT_BAD_INPUT;
   }
   /* Once, before any module is read: every read then decodes with the digested dictionary. */
   if ((r = sbk_bundle_prepare_dictionary(&bundle)) != SBK_OK) {

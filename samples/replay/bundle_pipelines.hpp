@@ -13,6 +13,7 @@
 
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
 
@@ -22,7 +23,8 @@ namespace shaderbake::replay {
 // "bundle_unusable"): "<what>: <result name>".
 Error bundle_error(sbk_result r, const std::string& what);
 
-// The bundle's routes, read strictly through runtime_loader/shaderbake.h, as a renderer reads them.
+// The bundle's routes, read strictly through the runtime headers (shaderbake.h, shaderbake_nv2a.h), as a renderer
+// reads them.
 //
 // At load: a pipeline layout for every layout contract, and a pipeline for every fallback pipeline entry
 // (the ubershaders, created ahead so that the fallback route never creates anything at a draw).

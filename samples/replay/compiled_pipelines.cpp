@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "emitters/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/compile/compile_chain.hpp"
 

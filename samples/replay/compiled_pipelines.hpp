@@ -8,6 +8,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
 

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "runtime_loader/shaderbake_router.h"
 #include "samples/replay/pixel_compare.hpp"
 #include "samples/replay/replay_trace.hpp"

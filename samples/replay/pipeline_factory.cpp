@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The declarations of the header's Vulkan helpers (defined in shaderbake_vulkan.c): SHADERBAKE_VULKAN
-// before the header's first inclusion, vulkan.h before that.
-#include <vulkan/vulkan.h>
-#define SHADERBAKE_VULKAN
-#include "runtime_loader/shaderbake.h"
-
 #include "samples/replay/pipeline_factory.hpp"
 #include "lib/vulkan/vulkan_error.hpp"
+#include "runtime_loader/shaderbake_vulkan.h"  // the create-info helpers (implementation: shaderbake_vulkan.c)
 
 #include <algorithm>
 #include <array>

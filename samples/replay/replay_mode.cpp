@@ -12,6 +12,7 @@
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
 #include "samples/replay/router_pipelines.hpp"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::replay {
 
@@ -382,6 +383,12 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
       return e;
     }
     bundle.open = true;
+    // The loader checks the format only; the keys must be nv2a keys of this schema (SBK_ERROR_VERSION).
+    if (sbk_result r = sbk_nv2a_check_bundle(&bundle.bundle); r != SBK_OK) {
+      Error e = bundle_error(r, "cannot open the bundle");
+      e.where.file = options.bundle_path;
+      return e;
+    }
     // Part of the load: the dictionary is digested once, so that every module read during play only decodes.
     if (sbk_result r = sbk_bundle_prepare_dictionary(&bundle.bundle); r != SBK_OK) {
       Error e = bundle_error(r, "cannot digest the bundle's dictionary");

@@ -7,6 +7,7 @@
 
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::replay {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/core/result.hpp"
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "runtime_loader/shaderbake_router.h"
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/vk_device.hpp"

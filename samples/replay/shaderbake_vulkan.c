@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runtime header's implementation, with its Vulkan helpers, and the runtime router's, compiled once for
- * the replay client: what a renderer does in exactly one of its translation units. The router header includes
- * runtime_loader/shaderbake.h with SHADERBAKE_VULKAN, so SHADERBAKE_IMPLEMENTATION here compiles both. The
+ * The runtime headers' implementations, compiled once for the replay client: what a renderer does in exactly
+ * one of its translation units. SHADERBAKE_IMPLEMENTATION compiles every shaderbake header included here: the
+ * router's, the Vulkan helpers' and the loader's (which the router includes), and the nv2a guest model's. The
  * client's other files include the headers without SHADERBAKE_IMPLEMENTATION.
  *
- * The libraries the replay links for its trace reader and compile chain carry their own copy of the
- * (non-Vulkan) implementation in the shaderbake_runtime archive; since this object defines every one of
- * those functions, the linker never pulls that archive member in: one definition of each.
+ * The libraries the replay links for its trace reader and compile chain carry their own copy of the same
+ * implementations in the shaderbake_runtime archive; since this object defines every one of those functions,
+ * the linker never pulls that archive member in: one definition of each.
  */
-#include <vulkan/vulkan.h>
-
-#define SHADERBAKE_VULKAN
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake_router.h"
+#include "runtime_loader/shaderbake_nv2a.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// nv2a register-combiner programs as a D3D8-era game's driver would set them (emitters/nv2a/README.md, Semantics), and the
+// nv2a register-combiner programs as a D3D8-era game's driver would set them (guests/nv2a/README.md, Semantics), and the
 // material templates the generator draws them from.
 //
 // Every word is encoded here with the hardware layout:

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/byte_io.hpp"
 #include "lib/core/little_endian.hpp"
 #include "runtime_loader/shaderbake.h"
 
@@ -40,12 +41,8 @@ class PatchableBundle {
 
   uint32_t u32(uint64_t at) const { return load_u32_le(bytes.data() + at); }
   uint64_t u64(uint64_t at) const { return load_u64_le(bytes.data() + at); }
-  void set_u32(uint64_t at, uint32_t v) {
-    for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  }
-  void set_u64(uint64_t at, uint64_t v) {
-    for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  }
+  void set_u32(uint64_t at, uint32_t v) { store_u32_le(bytes.data() + at, v); }
+  void set_u64(uint64_t at, uint64_t v) { store_u64_le(bytes.data() + at, v); }
 
   uint32_t section_count() const { return u32(24); }
   uint64_t table_entry(uint32_t i) const { return u32(12) + uint64_t{i} * SBK_BUNDLE_SECTION_ENTRY_SIZE; }
@@ -200,6 +197,8 @@ class PatchableBundle {
 //   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
 //   meta-not-json                   META is "not json"
 //   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
+//   guest-2                         the header's guest model is 2 (not nv2a): a valid bundle of another guest
+//   key-schema-2                    the header's key schema is 2: a valid bundle of a key schema nv2a lacks
 // Router data (bundles of format 2.1 with DYNAMIC_FALLBACKS and PREWARM):
 //   recipe-family-is-a-pipeline     the first recipe's family entry is the first pipeline entry
 //   recipe-fragment-module          the first recipe's fragment module is its vertex module
@@ -242,21 +241,19 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   } else if (name == "directory-bits") {
     const uint32_t bits = b.directory_bits() + 1;
     const uint64_t more = uint64_t{1} << bits;
-    std::vector<uint8_t> index;
-    auto put32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) index.push_back(static_cast<uint8_t>(v >> (8 * i))); };
-    put32(entries);
-    put32(bits);
-    for (int i = 0; i < 8; ++i) index.push_back(0);
+    ByteWriter index;
+    index.u32(entries);
+    index.u32(bits);
+    index.u64(0);
     uint32_t e = 0;
     for (uint64_t k = 0; k <= more; ++k) {
       while (e < entries && (b.u64(b.index_row(e) + 8) >> (64 - bits)) < k) ++e;
-      put32(k == more ? entries : e);
+      index.u32(k == more ? entries : e);
     }
-    index.resize((index.size() + 7) & ~size_t{7}, 0);
+    index.align8();
     for (uint32_t i = 0; i < entries; ++i)
-      index.insert(index.end(), b.bytes.begin() + static_cast<long>(b.index_row(i)),
-                   b.bytes.begin() + static_cast<long>(b.index_row(i) + SBK_BUNDLE_INDEX_ENTRY_SIZE));
-    b.replace_section(SBK_SECTION_INDEX, index);
+      index.bytes(std::span<const uint8_t>(b.bytes).subspan(b.index_row(i), SBK_BUNDLE_INDEX_ENTRY_SIZE));
+    b.replace_section(SBK_SECTION_INDEX, index.data());
   } else if (name == "index-reserved") {
     b.set_u64(b.section(SBK_SECTION_INDEX) + 8, 1);
   } else if (name == "record-unsealed") {
@@ -306,6 +303,11 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   } else if (name == "meta-not-json") {
     const std::string text = "not json";
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});
+  } else if (name == "guest-2") {
+    b.bytes[48] = 2;
+  } else if (name == "key-schema-2") {
+    b.bytes[50] = 2;
+    b.bytes[51] = 0;
   } else {
     return false;
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # End to end on the samples: `shaderbake build` a bundle from each sample trace, `shaderbake dedupe --keys`
-# its keys, then samples/client/bundle_client (plain C, the runtime header only) selects a route for every
+# its keys, then samples/client/bundle_client (plain C, the runtime headers only) selects a route for every
 # key line and creates every pipeline it hits on Vulkan (lavapipe) under the validation layer.
 # Usage: client_test.sh SHADERBAKE BUNDLE_CLIENT SOURCE_ROOT
 bin=$1

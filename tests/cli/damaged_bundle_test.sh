@@ -4,7 +4,8 @@
 # verify names each broken rule of the INDEX directory; a report that meets a damaged record or section warns
 # naming it and exits 3 (never numbers shifted by the damage); a damaged REPORT section is "REPORT section
 # corrupt", exit 3; inspect --json is always one JSON document, whatever bytes the bundle or its path hold, and
-# a JSON error object when it fails; "not a usable bundle" is exit 3 in each of them.
+# a JSON error object when it fails; "not a usable bundle" is exit 3 in each of them, and so is a bundle of
+# another guest model or key schema, with the reason.
 # Usage: damaged_bundle_test.sh SHADERBAKE SOURCE_ROOT CRAFT_BUNDLE
 bin=$1
 root=$2
@@ -82,6 +83,23 @@ for input in text truncated; do
   done
   "$bin" verify --json "$tmp/$input.sbk" >"$tmp/out.json" 2>/dev/null
   check "verify --json on a $input file prints a JSON error object" json_error_object "$tmp/out.json" 3
+done
+
+# ---- a valid bundle of another guest model or key schema: refused by name, exit 3, in every command (the
+# loader opens any guest's bundle; the tool then runs the nv2a guest's check, sbk_nv2a_check_bundle) ----
+refusal="unsupported bundle version, guest model or key schema"
+for name in guest-2 key-schema-2; do
+  make "$name"
+  for command in "verify" "inspect" "inspect --list" "report rejections" "report coverage --traces $trace" "warm"; do
+    # shellcheck disable=SC2086
+    "$bin" $command "$tmp/$name.sbk" >/dev/null 2>"$tmp/$name.err"
+    rc=$?
+    check "$command on a $name bundle exits 3 (got $rc)" test $rc -eq 3
+    check "$command on a $name bundle says why" grep -qF "$refusal" "$tmp/$name.err"
+  done
+  "$bin" verify --json "$tmp/$name.sbk" >"$tmp/out.json" 2>/dev/null
+  check "verify --json on a $name bundle prints a JSON error object naming the refusal" \
+    json_error_object "$tmp/out.json" 3 "$refusal"
 done
 
 # ---- reports: a damaged record or section is named, exit 3, and no numbers ----

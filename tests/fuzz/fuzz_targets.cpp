@@ -12,14 +12,15 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "emitters/nv2a/guest_model.hpp"
-#include "emitters/nv2a/oracle.hpp"
-#include "emitters/nv2a/vectors.hpp"
+#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/oracle.hpp"
+#include "guests/nv2a/vectors.hpp"
 #include "lib/bundle/bundle_verify.hpp"
 #include "lib/core/diagnostics.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_spirv.h"
 
 namespace shaderbake::fuzz {
 

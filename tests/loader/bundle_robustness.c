@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bundle loader against damaged bytes: a plain C99 program over runtime_loader/shaderbake.h, libxxhash and
- * libzstd. It reads an intact bundle and records what every call returns (the truth), then damages copies:
+ * The bundle loader against damaged bytes: a plain C99 program over runtime_loader/shaderbake.h (and the nv2a
+ * guest's bundle check of shaderbake_nv2a.h), libxxhash and libzstd. It reads an intact bundle and records
+ * what every call returns (the truth), then damages copies:
  *
  *   truncation   every length 0..size-1, each in a buffer that ends where the copy ends (so ASan sees any
  *                overread; see copy_of): open fails, SBK_ERROR_NOT_A_BUNDLE below 8 bytes, SBK_ERROR_CORRUPT
  *                from 8 on.
  *                The same lengths "re-sealed" (the header claims the shorter size and its check is recomputed,
  *                as a buggy writer would leave them) must fail open too: the sections no longer fit.
+ *   guest        another guest model or key schema, re-sealed: open accepts it (the format is intact) and
+ *                sbk_nv2a_check_bundle refuses it (SBK_ERROR_VERSION).
  *   header       every bit of the header and the section table: open fails. The same flips re-sealed get past
  *                the header check into the section-table rules: every call then gives an error or the truth.
  *   flips        seeded random single-bit flips anywhere in the file.
@@ -51,6 +54,7 @@
 #define SHADERBAKE_IMPLEMENTATION /* else lib/bundle's shaderbake_runtime, which the hook links, holds it */
 #endif
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -889,6 +893,54 @@ static void test_trailing_bytes(const truth* t) {
   }
 }
 
+/* Another guest model or key schema in the header, re-sealed: the format's checks pass, so open accepts the
+ * bundle (the loader reads any guest's) and reports the fields through sbk_bundle_info; the nv2a header's check,
+ * which the tool, the samples and a renderer of nv2a call after open, refuses it with SBK_ERROR_VERSION. The
+ * intact bundle passes both. */
+static void test_guest_and_key_schema(const truth* t, uint8_t* work) {
+  static const struct {
+    uint32_t at;
+    uint8_t value;
+    const char* what;
+  } cases[] = {{48, 2, "guest model 2"}, {48, SBK_GUEST_NONE, "guest model 0"}, {50, 2, "key schema 2"},
+               {51, 1, "key schema 257"}};
+  sbk_bundle b;
+  sbk_header_info info;
+  sbk_result r;
+  size_t i;
+  snprintf(current_case, sizeof current_case, "intact bundle: the nv2a check");
+  if ((r = sbk_bundle_open_memory(&b, work, t->size)) != SBK_OK) {
+    fail("open returned %s", sbk_result_name(r));
+  } else {
+    if ((r = sbk_nv2a_check_bundle(&b)) != SBK_OK) fail("sbk_nv2a_check_bundle returned %s", sbk_result_name(r));
+    sbk_bundle_info(&b, &info);
+    if (info.format_major != SBK_BUNDLE_FORMAT_MAJOR || info.format_minor != sbk_bundle_format_minor(&b) ||
+        info.guest != SBK_GUEST_NV2A || info.key_schema != SBK_NV2A_KEY_SCHEMA_VERSION ||
+        memcmp(info.toolchain_digest, t->data + 32, 16) != 0)
+      fail("sbk_bundle_info does not give the header's fields");
+    sbk_bundle_close(&b);
+  }
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const uint8_t saved = work[cases[i].at];
+    snprintf(current_case, sizeof current_case, "%s, header re-sealed", cases[i].what);
+    work[cases[i].at] = cases[i].value;
+    put64(work + 56, XXH3_64bits_withSeed(work + SBK_BUNDLE_HEADER_SIZE,
+                                          (size_t)(t->table_end - SBK_BUNDLE_HEADER_SIZE), XXH3_64bits(work, 56)));
+    if ((r = sbk_bundle_open_memory(&b, work, t->size)) != SBK_OK) {
+      fail("open returned %s: it checks the format only", sbk_result_name(r));
+    } else {
+      sbk_bundle_info(&b, &info);
+      if (info.guest != work[48] || info.key_schema != ((uint32_t)work[50] | ((uint32_t)work[51] << 8)))
+        fail("sbk_bundle_info gives guest %u key schema %u", info.guest, info.key_schema);
+      if ((r = sbk_nv2a_check_bundle(&b)) != SBK_ERROR_VERSION)
+        fail("sbk_nv2a_check_bundle returned %s, want %s", sbk_result_name(r), sbk_result_name(SBK_ERROR_VERSION));
+      sbk_bundle_close(&b);
+    }
+    work[cases[i].at] = saved;
+    memcpy(work + 56, t->data + 56, 8);
+  }
+}
+
 /* Every bit of the header and the section table, as is (the header check must refuse each) and re-sealed. */
 static void test_header_bits(context* c, uint8_t* work) {
   const truth* t = c->t;
@@ -1180,6 +1232,7 @@ int main(int argc, char** argv) {
     at[0] = clock();
     test_truncation(&t);
     test_trailing_bytes(&t);
+    test_guest_and_key_schema(&t, work);
     at[1] = clock();
     test_header_bits(&c, work);
     test_padding_bits(&c, work);

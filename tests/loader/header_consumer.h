@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The body of the header-consumption programs: what a renderer does with a bundle, in the subset of C99 that
- * is also C++ (this file is compiled as C99, C11, C++17 and C++20, with and without SHADERBAKE_VULKAN, and
+ * is also C++ (this file is compiled as C99, C11, C++17 and C++20, with and without the Vulkan helpers, and
  * with the implementation in the same or in another translation unit; see header_consumer.c/.cpp).
- * The includer has included runtime_loader/shaderbake.h (and vulkan.h first when SBK_TEST_VULKAN).
- * Usage: PROGRAM BUNDLE. Opens the bundle, counts its entries by kind, follows the first pipeline recipe to
- * its modules and layout, probes a key the bundle cannot hold, and prints what it found.
+ * The includer has included runtime_loader/shaderbake.h and shaderbake_nv2a.h (and shaderbake_vulkan.h when
+ * SBK_TEST_VULKAN). Each header alone is compiled by header_alone/.
+ * Usage: PROGRAM BUNDLE. Opens the bundle and checks that it is an nv2a bundle (as a renderer must: open
+ * checks the format only), counts its entries by kind, follows the first pipeline recipe to its modules and
+ * layout, probes a key the bundle cannot hold, and prints what it found.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,11 +67,16 @@ static int consume(const char* path) {
   const uint8_t* fragment_key = NULL;
   size_t fragment_key_size = 0;
   uint8_t absent[SBK_NV2A_FAMILY_KEY_SIZE] = {SBK_GUEST_NV2A, SBK_KEY_KIND_FAMILY, 0xFF, 0xFF, 0, 0, 0, 0};
+  sbk_header_info info;
   sbk_result r = sbk_bundle_open_file(&bundle, path);
   if (r != SBK_OK) {
     fprintf(stderr, "error: %s: %s\n", path, sbk_result_name(r));
     return 1;
   }
+  SBK_TEST_CHECK(sbk_nv2a_check_bundle(&bundle) == SBK_OK);
+  sbk_bundle_info(&bundle, &info);
+  SBK_TEST_CHECK(info.format_major == SBK_BUNDLE_FORMAT_MAJOR && info.format_minor == sbk_bundle_format_minor(&bundle));
+  SBK_TEST_CHECK(info.guest == SBK_GUEST_NV2A && info.key_schema == SBK_NV2A_KEY_SCHEMA_VERSION);
   SBK_TEST_CHECK(sbk_bundle_check_sections(&bundle) == SBK_OK);
 
   for (i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {

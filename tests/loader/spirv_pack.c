@@ -18,6 +18,7 @@
  */
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -25,6 +25,7 @@ static void* counting_calloc(size_t count, size_t size) {
 #define SBK_ROUTER_CALLOC(count, size) counting_calloc((count), (size))
 #define SBK_ROUTER_FREE(p) free(p)
 #define SHADERBAKE_IMPLEMENTATION
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "runtime_loader/shaderbake_router.h"
 #include "tests/loader/check.h"
 
@@ -741,7 +742,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   memset(&bundle, 0, sizeof bundle);
-  if (sbk_bundle_open_file(&bundle, argv[1]) != SBK_OK || sbk_bundle_prepare_dictionary(&bundle) != SBK_OK) {
+  if (sbk_bundle_open_file(&bundle, argv[1]) != SBK_OK || sbk_nv2a_check_bundle(&bundle) != SBK_OK ||
+      sbk_bundle_prepare_dictionary(&bundle) != SBK_OK) {
     fprintf(stderr, "error: cannot open %s\n", argv[1]);
     return 1;
   }

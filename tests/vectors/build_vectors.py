@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-# Registers, mappings and ops, spelled as in emitters/nv2a/README.md (Semantics).
+# Registers, mappings and ops, spelled as in guests/nv2a/README.md (Semantics).
 ZERO, C0, C1, FOG, V0, V1 = 0, 1, 2, 3, 4, 5
 T0, T1, T2, T3, R0, R1 = 8, 9, 10, 11, 12, 13
 SUM14, EF15 = 14, 15
@@ -92,7 +92,7 @@ def case(name, cc, stages, final, rgba8, check, provenance, discard=False, v0=0,
     }
 
 
-SEMANTICS = "nv2a semantics (emitters/nv2a/README.md)"
+SEMANTICS = "nv2a semantics (guests/nv2a/README.md)"
 NVRC = "NV_register_combiners"
 
 # ---------------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Independent CPU reference evaluator of NV2A register combiners (shaderbake-vectors/1, guest nv2a).
 
-Written from emitters/nv2a/README.md (Semantics) and, where it is silent, from the OpenGL NV_register_combiners /
-NV_register_combiners2 specifications. It shares no code with emitters/ or lib/: its job is to be a
+Written from guests/nv2a/README.md (Semantics) and, where it is silent, from the OpenGL NV_register_combiners /
+NV_register_combiners2 specifications. It shares no code with guests/ or lib/: its job is to be a
 second opinion on the hand-derived expectations of the vector files in this folder, and through them on
 the project's oracle and emitters.
 
@@ -17,7 +17,7 @@ Python 3 standard library only. Library use:
 Command line: reference_nv2a.py FILE.json [CASE_NAME] prints the evaluation of each case, with a
 register trace per stage when a case name is given.
 
-Decisions taken where the semantics (emitters/nv2a/README.md) are silent or open (kept in sync with README.md):
+Decisions taken where the semantics (guests/nv2a/README.md) are silent or open (kept in sync with README.md):
   D1  Arithmetic is float (Python double), registers are never quantised between stages; the only
       quantisation is the output one, rgba8 = floor(clamp(x, 0, 1) * 255 + 0.5) (round half up), and
       the alpha test's round(a * 255), also half up.
@@ -59,7 +59,7 @@ import json
 import math
 import sys
 
-# Register codes (emitters/nv2a/README.md, Semantics).
+# Register codes (guests/nv2a/README.md, Semantics).
 ZERO, C0, C1, FOG, V0, V1 = 0, 1, 2, 3, 4, 5
 T0, T1, T2, T3, R0, R1 = 8, 9, 10, 11, 12, 13
 V1R0_SUM, EF_PROD = 14, 15
@@ -91,7 +91,7 @@ ALPHA_FUNCS = {
 
 
 class InvalidProgram(ValueError):
-    """The program uses an encoding emitters/nv2a/README.md makes a rejection reason."""
+    """The program uses an encoding guests/nv2a/README.md makes a rejection reason."""
 
 
 class Unsupported(ValueError):
@@ -196,7 +196,7 @@ def texture_mode_value(mode):
     raise ValueError("unknown texture mode %r" % (mode,))
 
 
-# --- validation (emitters/nv2a/README.md, "Invalid or unknown encodings are rejection reasons") -----------
+# --- validation (guests/nv2a/README.md, "Invalid or unknown encodings are rejection reasons") -----------
 
 def validate(program):
     """Returns the list of rejection reasons of a program; [] means every encoding is valid."""

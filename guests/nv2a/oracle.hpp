@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "lib/core/result.hpp"
-#include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 
@@ -25,8 +25,8 @@ struct PixelOutput {
   bool discarded = false;          // the alpha test failed
 };
 
-// The CPU reference evaluator of the nv2a register combiners (emitters/nv2a/README.md; choices where the spec is
-// silent are listed in emitters/nv2a/README.md). It is the judge of both emitters. It computes in 32-bit
+// The CPU reference evaluator of the nv2a register combiners (guests/nv2a/README.md; choices where the spec is
+// silent are listed in guests/nv2a/README.md). It is the judge of both emitters. It computes in 32-bit
 // float like the shaders it judges, and quantises only the final output (round to nearest, ties away).
 // Programs that sbk_nv2a_check_program refuses have no defined behaviour: the error names the reason.
 Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs& inputs);

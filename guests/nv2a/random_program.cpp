@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/random_program.hpp"
+#include "guests/nv2a/random_program.hpp"
 
 namespace shaderbake::nv2a {
 

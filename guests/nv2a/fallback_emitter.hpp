@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 

@@ -9,6 +9,7 @@
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 
@@ -16,7 +17,7 @@ namespace shaderbake::nv2a {
 inline constexpr int kExactEmitterVersion = 1;
 
 // Emits the exact fragment shader of `program`: straight-line GLSL 450 that evaluates exactly this program
-// (the layout contract of runtime_loader/shaderbake.h: textures at bindings 0-3, the dynamic block at binding
+// (the layout contract of runtime_loader/shaderbake_nv2a.h: textures at bindings 0-3, the dynamic block at binding
 // 4, inputs v0/v1/fog/texcoords at locations 0-6). Stages whose results nothing reads are left out, and
 // only the registers a program touches are declared, so programs that behave alike share source text.
 // Every program gets an exact shader, admitted or not (a rejected program stays on its exact route, as

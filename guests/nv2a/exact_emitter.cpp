@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
 
-#include "emitters/nv2a/program_json.hpp"
+#include "guests/nv2a/program_json.hpp"
 
 #include <algorithm>
 #include <array>

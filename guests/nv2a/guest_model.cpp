@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/guest_model.hpp"
+#include "guests/nv2a/guest_model.hpp"
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/fallback_emitter.hpp"
-#include "emitters/nv2a/program_json.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/fallback_emitter.hpp"
+#include "guests/nv2a/program_json.hpp"
 
 namespace shaderbake::nv2a {
 

@@ -6,7 +6,7 @@
 
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
-#include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/fallback_emitter.hpp"
+#include "guests/nv2a/fallback_emitter.hpp"
 
 namespace shaderbake::nv2a {
 

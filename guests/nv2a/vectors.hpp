@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "emitters/nv2a/oracle.hpp"
+#include "guests/nv2a/oracle.hpp"
 #include "lib/core/result.hpp"
 
 namespace shaderbake::nv2a {
@@ -30,7 +30,8 @@ struct VectorFile {
   std::vector<std::pair<std::string, Error>> bad_cases;  // (name or "#index", error)
 };
 
-// Reads a vector file. Whole-file problems (unreadable, not JSON, another format or guest) are errors;
+// Reads a vector file (a regular file of at most 256 MiB: io::read_file, whose errors name the file and the
+// system's reason). Whole-file problems (unreadable, not JSON, another format or guest) are errors;
 // a bad case is kept in bad_cases and the others are still read. Unknown fields are ignored.
 // inputs: v0, v1, textures (up to 4), fog_color, final_c0, final_c1 (0xAARRGGBB strings or integers),
 // fog_factor (number or float32 bit pattern "0x3F800000"), c0/c1 (per-stage arrays), alpha_ref (0..255);

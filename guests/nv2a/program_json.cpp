@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/program_json.hpp"
+#include "guests/nv2a/program_json.hpp"
 
 #include <array>
 

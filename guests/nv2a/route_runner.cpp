@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/route_runner.hpp"
+#include "guests/nv2a/route_runner.hpp"
 
-#include "emitters/nv2a/fallback_emitter.hpp"
+#include "guests/nv2a/fallback_emitter.hpp"
 
 #include <algorithm>
 
-#include "emitters/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
 #include "lib/compile/compile_chain.hpp"
 
 namespace shaderbake::nv2a {

@@ -3,6 +3,7 @@
 
 #include "lib/guest/guest_model.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 

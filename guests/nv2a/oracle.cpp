@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/oracle.hpp"
+#include "guests/nv2a/oracle.hpp"
 
 #include <algorithm>
 #include <cmath>

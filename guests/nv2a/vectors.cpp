@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "emitters/nv2a/vectors.hpp"
+#include "guests/nv2a/vectors.hpp"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
-#include "emitters/nv2a/program_json.hpp"
+#include "guests/nv2a/program_json.hpp"
+#include "lib/io/file_io.hpp"
 
 namespace shaderbake::nv2a {
 
@@ -14,6 +13,9 @@ namespace {
 using json::od::value;
 using json::Pointer;
 using json::RecordContext;
+
+// Vector files are small JSON (kilobytes): the bound only keeps a wrong path (a disk image) from being read whole.
+constexpr size_t kMaxVectorFileBytes = size_t{256} << 20;
 
 Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Pointer& p) {
   const char* at = json::token_position(v);
@@ -145,19 +147,9 @@ Status read_case(value& v, VectorCase* c, const RecordContext& ctx, const Pointe
 }  // namespace
 
 Result<VectorFile> read_vector_file(const std::string& path) {
-  auto file_error = [&](std::string reason, std::string message, ErrorKind kind = ErrorKind::bad_input) {
-    Error e;
-    e.kind = kind;
-    e.reason = std::move(reason);
-    e.message = std::move(message);
-    e.where.file = path;
-    return e;
-  };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return file_error("unreadable_file", "cannot open the vector file", ErrorKind::io);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_vector_text(path, buffer.str());
+  const Result<std::vector<uint8_t>> bytes = io::read_file(path, kMaxVectorFileBytes);
+  if (!bytes) return bytes.error();
+  return parse_vector_text(path, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
 }
 
 Result<VectorFile> parse_vector_text(const std::string& path, std::string_view source) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "emitters/nv2a/exact_emitter.hpp"
-#include "emitters/nv2a/oracle.hpp"
+#include "guests/nv2a/exact_emitter.hpp"
+#include "guests/nv2a/oracle.hpp"
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "lib/vulkan/executor.hpp"

@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "emitters/nv2a/oracle.hpp"
-#include "runtime_loader/shaderbake.h"
+#include "guests/nv2a/oracle.hpp"
+#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 

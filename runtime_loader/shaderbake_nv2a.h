@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shaderbake_nv2a.h — the nv2a guest model (NV2A register combiners and texture shader) as a renderer of that
+ * guest needs it at a draw: the program a draw runs (raw hardware words), its canonical exact and fallback
+ * family keys (encoders and decoders), validity and fail-closed admission to the fallback route, the runtime
+ * packet and dynamic block of the layout contract both routes share, and sbk_nv2a_check_bundle: whether a
+ * bundle's keys are nv2a keys of the schema this header speaks. The shaderbake tool compiles this same code.
+ *
+ * Who includes it: a renderer of the nv2a guest (emulator), next to shaderbake.h, and the tool's nv2a emitters.
+ * It includes shaderbake.h (outside its own include guard, so that including it again with
+ * SHADERBAKE_IMPLEMENTATION defined also compiles shaderbake.h's implementation, whose private helpers this
+ * one's uses). Implementation: SHADERBAKE_IMPLEMENTATION in one translation unit, as for shaderbake.h. Needs
+ * libc and what shaderbake.h needs; no Vulkan.
+ *
+ * Contracts: no allocation, no global state, no I/O; every function is thread-safe and re-entrant; NULL
+ * where a pointer is required is checked with SBK_ASSERT; any program words give a key (admission, not the
+ * key, judges validity). schemas/keys.md documents the key layouts byte by byte.
+ */
+#include "shaderbake.h" /* outside the guard: see the top comment */
+
+#ifndef SHADERBAKE_NV2A_H
+#define SHADERBAKE_NV2A_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- guest model nv2a (register combiners) ---------------------------------------------------------- */
+
+#define SBK_NV2A_MAX_STAGES 8
+#define SBK_NV2A_TEXTURE_STAGES 4
+#define SBK_NV2A_KEY_SCHEMA_VERSION 1
+
+/* Texture shader program of one texture stage (5 bits in hardware). */
+typedef enum sbk_nv2a_texture_mode {
+  SBK_NV2A_TEXTURE_NONE = 0,
+  SBK_NV2A_TEXTURE_PROJECT2D = 1,
+  SBK_NV2A_TEXTURE_PROJECT3D = 2,
+  SBK_NV2A_TEXTURE_CUBE = 3,
+  SBK_NV2A_TEXTURE_PASSTHRU = 4,
+  SBK_NV2A_TEXTURE_CLIPPLANE = 5,
+  SBK_NV2A_TEXTURE_BUMPENVMAP = 6,
+  SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE = 7,
+  SBK_NV2A_TEXTURE_BRDF = 8,
+  SBK_NV2A_TEXTURE_DOT_ST = 9,
+  SBK_NV2A_TEXTURE_DOT_ZW = 10,
+  SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF = 11,
+  SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC = 12,
+  SBK_NV2A_TEXTURE_DOT_STR_3D = 13,
+  SBK_NV2A_TEXTURE_DOT_STR_CUBE = 14,
+  SBK_NV2A_TEXTURE_DEPENDENT_AR = 15,
+  SBK_NV2A_TEXTURE_DEPENDENT_GB = 16,
+  SBK_NV2A_TEXTURE_DOT_PRODUCT = 17,
+  SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST = 18,
+  SBK_NV2A_TEXTURE_MODE_COUNT = 19, /* 19..31 are reserved encodings */
+  SBK_NV2A_TEXTURE_MODE_MAX = 31
+} sbk_nv2a_texture_mode;
+
+/* Sampler dimensionality a texture mode needs: a property of the bound descriptor, which is why it is
+ * the one field of the fallback family key. */
+typedef enum sbk_sampler_dim {
+  SBK_SAMPLER_NONE = 0,
+  SBK_SAMPLER_2D = 1,
+  SBK_SAMPLER_3D = 2,
+  SBK_SAMPLER_CUBE = 3
+} sbk_sampler_dim;
+
+/* Comparison function (VkCompareOp values). */
+enum {
+  SBK_COMPARE_NEVER = 0,
+  SBK_COMPARE_LESS = 1,
+  SBK_COMPARE_EQUAL = 2,
+  SBK_COMPARE_LESS_OR_EQUAL = 3,
+  SBK_COMPARE_GREATER = 4,
+  SBK_COMPARE_NOT_EQUAL = 5,
+  SBK_COMPARE_GREATER_OR_EQUAL = 6,
+  SBK_COMPARE_ALWAYS = 7
+};
+
+/* The static guest pixel-pipeline state of one draw: raw hardware words as the guest wrote them.
+ * Per-stage words at index >= the stage count (combiner_control bits 0-7) are ignored. */
+typedef struct sbk_nv2a_program {
+  uint32_t combiner_control;
+  uint32_t rgb_inputs[SBK_NV2A_MAX_STAGES];
+  uint32_t rgb_outputs[SBK_NV2A_MAX_STAGES];
+  uint32_t alpha_inputs[SBK_NV2A_MAX_STAGES];
+  uint32_t alpha_outputs[SBK_NV2A_MAX_STAGES];
+  uint32_t final_inputs[2];
+  uint8_t texture_modes[SBK_NV2A_TEXTURE_STAGES]; /* sbk_nv2a_texture_mode, 0..31 */
+  uint8_t texture_enabled[SBK_NV2A_TEXTURE_STAGES]; /* 0 or 1 */
+  uint8_t alpha_test_enabled;
+  uint8_t alpha_test_func; /* SBK_COMPARE_* */
+} sbk_nv2a_program;
+
+/* Runtime values of a draw: never part of any key. Colours are 0xAARRGGBB. */
+typedef struct sbk_nv2a_dynamic {
+  uint32_t c0[SBK_NV2A_MAX_STAGES];
+  uint32_t c1[SBK_NV2A_MAX_STAGES];
+  uint32_t final_c0, final_c1;
+  uint32_t fog_color;
+  uint8_t alpha_ref;
+} sbk_nv2a_dynamic;
+
+#define SBK_NV2A_EXACT_KEY_SIZE 149
+#define SBK_NV2A_FAMILY_KEY_SIZE 8
+
+/* Number of general combiner stages the hardware runs (combiner_control bits 0-7, as written; values of 0
+ * or above 8 are invalid programs, and the key still distinguishes them). */
+SBK_API uint32_t sbk_nv2a_stage_count(const sbk_nv2a_program* program);
+
+/* Texture mode the stage effectively runs: NONE when the stage is disabled. */
+SBK_API uint8_t sbk_nv2a_effective_texture_mode(const sbk_nv2a_program* program, uint32_t stage);
+
+/* Sampler a texture mode binds (SBK_SAMPLER_NONE for modes that read no texture and for reserved codes). */
+SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode);
+
+/* Writes the canonical exact key (SBK_NV2A_EXACT_KEY_SIZE bytes). Stage words past the stage count, the mode
+ * of disabled texture stages and the function of a disabled alpha test never reach it. Total: any 32-bit
+ * words give a key, valid or not; admission, not the key, judges validity. */
+SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_EXACT_KEY_SIZE]);
+
+/* Writes the canonical fallback family key (SBK_NV2A_FAMILY_KEY_SIZE bytes): the sampler dimensionality of
+ * each texture stage, the only static state the ubershader cannot take as runtime data. */
+SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_FAMILY_KEY_SIZE]);
+
+/* Rebuilds the normalised program an exact key describes (the inverse of sbk_nv2a_encode_exact_key: encoding
+ * the result gives the same key). SBK_ERROR_INVALID_STATE when `key` is not an nv2a exact key of a schema
+ * version this header speaks. */
+SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out);
+
+
+/* Why a program has no defined behaviour (or none shaderbake implements). SBK_NV2A_OK = 0 means valid.
+ * Reasons are stable: reports count by their names (sbk_nv2a_reason_name). */
+typedef enum sbk_nv2a_reason {
+  SBK_NV2A_OK = 0,
+  SBK_NV2A_BAD_STAGE_COUNT,              /* combiner_control stage count 0 or above 8 */
+  SBK_NV2A_INVALID_REGISTER,             /* input register code 6 or 7 */
+  SBK_NV2A_REGISTER_NOT_ALLOWED_HERE,    /* 14 (spare0+secondary) outside final B/C/D, 15 (E*F) outside final A-D */
+  SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE,   /* fog alpha is readable in the final combiner only */
+  SBK_NV2A_BAD_FINAL_MAPPING,            /* final combiner inputs take unsigned identity or invert only */
+  SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM,      /* alpha of E*F or of spare0+secondary */
+  SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION,
+  SBK_NV2A_SUM_WITH_DOT_PRODUCT,         /* a dot product with a non-discarded sum/mux output (NV_register_combiners) */
+  SBK_NV2A_RESERVED_OUTPUT_OP,           /* ops 5 and 7 */
+  SBK_NV2A_BAD_DESTINATION,              /* destination outside {0, 4, 5, 8-13} */
+  SBK_NV2A_DUPLICATE_DESTINATION,        /* two equal non-discard destinations in one output word */
+  SBK_NV2A_UNDOCUMENTED_BITS,            /* bits set that no documented field uses */
+  SBK_NV2A_TEXTURE_MODE_RESERVED,        /* texture mode code 19..31 */
+  SBK_NV2A_TEXTURE_MODE_UNSUPPORTED,     /* a documented texture mode shaderbake does not implement yet */
+  SBK_NV2A_BAD_ALPHA_FUNC,               /* alpha test function above 7 */
+  SBK_NV2A_REASON_COUNT
+} sbk_nv2a_reason;
+
+/* Stable snake_case name of a reason ("invalid_register"). Never NULL. */
+SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason);
+
+/* Checks that `program` is a valid encoding with semantics shaderbake implements (emitters/nv2a/README.md, Semantics): the first
+ * problem found, or SBK_NV2A_OK. Only stages below the stage count and enabled texture stages are checked.
+ * When `where` is not NULL it receives a short location of the problem ("stage 2 rgb output"). */
+SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where);
+
+
+/* ---- nv2a layout contract (shared by the exact and the fallback route) ----
+ * Descriptor set 0: bindings 0-3 the texture stages (combined image samplers; 2D, 3D or cube per
+ * sbk_nv2a_sampler_dim, present only for stages that sample), binding 4 the dynamic block below (uniform
+ * buffer, std140). Fragment inputs: location 0 v0 (diffuse), 1 v1 (specular), 2 fog factor (float),
+ * 3-6 texture coordinates 0-3 (vec4). Output: location 0, RGBA. */
+#define SBK_NV2A_BINDING_DYNAMIC 4
+#define SBK_NV2A_DYNAMIC_BLOCK_SIZE 320
+
+/* Packs the runtime values into the std140 dynamic block: vec4 c0[8] at 0, vec4 c1[8] at 128, vec4 final_c0
+ * at 256, vec4 final_c1 at 272, vec4 fog_color at 288 (colours as RGBA floats k/255), uint alpha_ref at 304. */
+SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]);
+
+
+/* ---- nv2a fallback route: admission and the runtime packet ----
+ * The ubershader of a fallback family evaluates any admitted program from a packet of static controls
+ * (uniform buffer, std140, binding SBK_NV2A_BINDING_PACKET), next to the dynamic block both routes share:
+ *   uvec4 stages[8]  rgb_inputs, rgb_outputs, alpha_inputs, alpha_outputs of each stage (zero past the count)
+ *   uvec4 control    combiner_control, final_inputs[0], final_inputs[1], alpha test function (ALWAYS when off)
+ * The family key supplies the rest (which sampler each texture stage binds). */
+#define SBK_NV2A_BINDING_PACKET 5
+#define SBK_NV2A_PACKET_SIZE 144
+
+/* Fail-closed admission to the fallback route: SBK_NV2A_OK only when the ubershader is proven to reproduce
+ * `program` (it implements every program sbk_nv2a_check_program accepts, so the reasons are the same);
+ * anything else keeps the program on its exact route, with the reason reports count. */
+SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where);
+
+/* Writes the packet of an admitted program (SBK_NV2A_PACKET_SIZE bytes, little-endian). */
+SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]);
+
+/* Rebuilds the program a packet and family key describe (normalised: the exact key of the result equals
+ * the exact key of the program that was encoded). Returns SBK_ERROR_INVALID_STATE for a family key that is
+ * not an nv2a family key of a version this header speaks. */
+SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
+                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out);
+
+
+/* ---- bundles of this guest ----
+ * A bundle's keys are encoded for one guest model and key schema (its header; sbk_bundle_info). Opening a
+ * bundle checks only the format; a renderer of this guest calls this right after open and runs without the
+ * bundle unless it returns SBK_OK: keys of another guest or schema would never match, and matching them by
+ * accident would be worse. SBK_ERROR_VERSION when the bundle's guest is not SBK_GUEST_NV2A or its key
+ * schema is not SBK_NV2A_KEY_SCHEMA_VERSION. Reads the open bundle's header fields only. */
+SBK_API sbk_result sbk_nv2a_check_bundle(const sbk_bundle* bundle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHADERBAKE_NV2A_H */
+
+/* ===================================================================================================== */
+#if defined(SHADERBAKE_IMPLEMENTATION) && !defined(SHADERBAKE_NV2A_IMPLEMENTATION_DONE)
+#define SHADERBAKE_NV2A_IMPLEMENTATION_DONE
+
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+SBK_API uint32_t sbk_nv2a_stage_count(const sbk_nv2a_program* program) {
+  SBK_ASSERT(program != NULL);
+  return program->combiner_control & 0xFFu;
+}
+
+SBK_API uint8_t sbk_nv2a_effective_texture_mode(const sbk_nv2a_program* program, uint32_t stage) {
+  SBK_ASSERT(program != NULL && stage < SBK_NV2A_TEXTURE_STAGES);
+  return program->texture_enabled[stage] ? (uint8_t)(program->texture_modes[stage] & 0x1Fu)
+                                         : (uint8_t)SBK_NV2A_TEXTURE_NONE;
+}
+
+SBK_API sbk_sampler_dim sbk_nv2a_sampler_dim(uint8_t texture_mode) {
+  switch (texture_mode) {
+    case SBK_NV2A_TEXTURE_PROJECT2D:
+    case SBK_NV2A_TEXTURE_BUMPENVMAP:
+    case SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE:
+    case SBK_NV2A_TEXTURE_DOT_ST:
+    case SBK_NV2A_TEXTURE_DEPENDENT_AR:
+    case SBK_NV2A_TEXTURE_DEPENDENT_GB:
+      return SBK_SAMPLER_2D;
+    case SBK_NV2A_TEXTURE_PROJECT3D:
+    case SBK_NV2A_TEXTURE_BRDF:
+    case SBK_NV2A_TEXTURE_DOT_STR_3D:
+      return SBK_SAMPLER_3D;
+    case SBK_NV2A_TEXTURE_CUBE:
+    case SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF:
+    case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC:
+    case SBK_NV2A_TEXTURE_DOT_STR_CUBE:
+    case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST:
+      return SBK_SAMPLER_CUBE;
+    default:
+      return SBK_SAMPLER_NONE;
+  }
+}
+
+/* The four words of every stage below the stage count (capped at 8), zeros for the others: the part of a
+ * program the exact key and the fallback packet both carry. */
+static void sbk__put_live_stage_words(sbk__writer* w, const sbk_nv2a_program* program) {
+  uint32_t i, stages = sbk_nv2a_stage_count(program);
+  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    const int live = i < stages;
+    sbk__put_u32(w, live ? program->rgb_inputs[i] : 0u);
+    sbk__put_u32(w, live ? program->rgb_outputs[i] : 0u);
+    sbk__put_u32(w, live ? program->alpha_inputs[i] : 0u);
+    sbk__put_u32(w, live ? program->alpha_outputs[i] : 0u);
+  }
+}
+
+/* Exact key layout (schema version 1), 149 bytes:
+ *   0  u8  guest (SBK_GUEST_NV2A)        1  u8  kind (SBK_KEY_KIND_EXACT)     2  u16 key schema version
+ *   4  u32 combiner_control
+ *   8  8 x { u32 rgb_input, u32 rgb_output, u32 alpha_input, u32 alpha_output }, zero past the stage count
+ * 136  u32 final_inputs[0], u32 final_inputs[1]
+ * 144  u8  effective texture mode x 4 (NONE for a disabled stage)
+ * 148  u8  alpha test function (ALWAYS when the test is disabled: the same behaviour) */
+SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_EXACT_KEY_SIZE]) {
+  sbk__writer w;
+  uint32_t i;
+  SBK_ASSERT(program != NULL && out != NULL);
+  w.out = out;
+  w.capacity = SBK_NV2A_EXACT_KEY_SIZE;
+  w.size = 0;
+  sbk__put_u8(&w, SBK_GUEST_NV2A);
+  sbk__put_u8(&w, SBK_KEY_KIND_EXACT);
+  sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
+  sbk__put_u32(&w, program->combiner_control);
+  sbk__put_live_stage_words(&w, program);
+  sbk__put_u32(&w, program->final_inputs[0]);
+  sbk__put_u32(&w, program->final_inputs[1]);
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) sbk__put_u8(&w, sbk_nv2a_effective_texture_mode(program, i));
+  sbk__put_u8(&w, program->alpha_test_enabled ? (program->alpha_test_func & 7u) : (uint32_t)SBK_COMPARE_ALWAYS);
+  SBK_ASSERT(w.size == SBK_NV2A_EXACT_KEY_SIZE);
+}
+
+/* Family key layout (schema version 1), 8 bytes:
+ *   0  u8 guest   1  u8 kind (SBK_KEY_KIND_FAMILY)   2  u16 key schema version
+ *   4  u8 sampler dimensionality (sbk_sampler_dim) of each of the 4 texture stages */
+SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_FAMILY_KEY_SIZE]) {
+  sbk__writer w;
+  uint32_t i;
+  SBK_ASSERT(program != NULL && out != NULL);
+  w.out = out;
+  w.capacity = SBK_NV2A_FAMILY_KEY_SIZE;
+  w.size = 0;
+  sbk__put_u8(&w, SBK_GUEST_NV2A);
+  sbk__put_u8(&w, SBK_KEY_KIND_FAMILY);
+  sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
+    sbk__put_u8(&w, sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(program, i)));
+  SBK_ASSERT(w.size == SBK_NV2A_FAMILY_KEY_SIZE);
+}
+
+SBK_API sbk_result sbk_nv2a_decode_exact_key(const uint8_t key[SBK_NV2A_EXACT_KEY_SIZE], sbk_nv2a_program* out) {
+  uint32_t i;
+  SBK_ASSERT(key != NULL && out != NULL);
+  if (key[0] != SBK_GUEST_NV2A || key[1] != SBK_KEY_KIND_EXACT ||
+      (key[2] | ((uint32_t)key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
+    return SBK_ERROR_INVALID_STATE;
+  memset(out, 0, sizeof *out);
+  out->combiner_control = sbk__get_u32(key + 4);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    out->rgb_inputs[i] = sbk__get_u32(key + 8 + 16 * i);
+    out->rgb_outputs[i] = sbk__get_u32(key + 12 + 16 * i);
+    out->alpha_inputs[i] = sbk__get_u32(key + 16 + 16 * i);
+    out->alpha_outputs[i] = sbk__get_u32(key + 20 + 16 * i);
+  }
+  out->final_inputs[0] = sbk__get_u32(key + 136);
+  out->final_inputs[1] = sbk__get_u32(key + 140);
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    out->texture_modes[i] = (uint8_t)(key[144 + i] & 0x1Fu);
+    out->texture_enabled[i] = key[144 + i] != SBK_NV2A_TEXTURE_NONE;
+  }
+  out->alpha_test_func = (uint8_t)(key[148] & 7u);
+  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
+  return SBK_OK;
+}
+
+SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason) {
+  switch (reason) {
+    case SBK_NV2A_OK: return "ok";
+    case SBK_NV2A_BAD_STAGE_COUNT: return "bad_stage_count";
+    case SBK_NV2A_INVALID_REGISTER: return "invalid_register";
+    case SBK_NV2A_REGISTER_NOT_ALLOWED_HERE: return "register_not_allowed_here";
+    case SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE: return "fog_alpha_in_general_stage";
+    case SBK_NV2A_BAD_FINAL_MAPPING: return "bad_final_mapping";
+    case SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM: return "alpha_of_product_or_sum";
+    case SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION: return "dot_or_blue_to_alpha_in_alpha_portion";
+    case SBK_NV2A_SUM_WITH_DOT_PRODUCT: return "sum_with_dot_product";
+    case SBK_NV2A_RESERVED_OUTPUT_OP: return "reserved_output_op";
+    case SBK_NV2A_BAD_DESTINATION: return "bad_destination";
+    case SBK_NV2A_DUPLICATE_DESTINATION: return "duplicate_destination";
+    case SBK_NV2A_UNDOCUMENTED_BITS: return "undocumented_bits";
+    case SBK_NV2A_TEXTURE_MODE_RESERVED: return "texture_mode_reserved";
+    case SBK_NV2A_TEXTURE_MODE_UNSUPPORTED: return "texture_mode_unsupported";
+    case SBK_NV2A_BAD_ALPHA_FUNC: return "bad_alpha_func";
+    case SBK_NV2A_REASON_COUNT: break;
+  }
+  return "unknown_reason";
+}
+
+/* One input byte of a general stage. `rgb`: the byte feeds an RGB portion. */
+static sbk_nv2a_reason sbk__check_general_input(uint32_t byte, int rgb) {
+  const uint32_t reg = byte & 0xFu, alpha = (byte >> 4) & 1u;
+  (void)rgb;
+  if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
+  if (reg == 14u || reg == 15u) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+  /* The fog register's alpha is the fog factor, readable in the final combiner only. The alpha portion
+   * reads .a when the alpha bit is set (else .b); the RGB portion replicates .a when it is set. */
+  if (reg == 3u && alpha) return SBK_NV2A_FOG_ALPHA_IN_GENERAL_STAGE;
+  return SBK_NV2A_OK;
+}
+
+static int sbk__valid_destination(uint32_t dst) {
+  return dst == 0u || dst == 4u || dst == 5u || (dst >= 8u && dst <= 13u);
+}
+
+static sbk_nv2a_reason sbk__check_output(uint32_t word, int rgb) {
+  const uint32_t cd = word & 0xFu, ab = (word >> 4) & 0xFu, sum = (word >> 8) & 0xFu;
+  const uint32_t cd_dot = (word >> 12) & 1u, ab_dot = (word >> 13) & 1u, op = (word >> 15) & 7u;
+  if ((word >> 20) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  if (!rgb && (word & ((1u << 12) | (1u << 13) | (1u << 18) | (1u << 19))) != 0u)
+    return SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION;
+  if (op == 5u || op == 7u) return SBK_NV2A_RESERVED_OUTPUT_OP;
+  if (!sbk__valid_destination(cd) || !sbk__valid_destination(ab) || !sbk__valid_destination(sum))
+    return SBK_NV2A_BAD_DESTINATION;
+  if ((cd != 0u && (cd == ab || cd == sum)) || (ab != 0u && ab == sum)) return SBK_NV2A_DUPLICATE_DESTINATION;
+  if ((cd_dot || ab_dot) && sum != 0u) return SBK_NV2A_SUM_WITH_DOT_PRODUCT;
+  return SBK_NV2A_OK;
+}
+
+SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where) {
+  static const char* const kStageParts[4] = {"rgb input", "rgb output", "alpha input", "alpha output"};
+  static const char* const kFinalSlots[7] = {"final A", "final B", "final C", "final D", "final E", "final F", "final G"};
+  const uint32_t stages = sbk_nv2a_stage_count(program);
+  /* COMBINECTL: stage count (0-7), mux select (8), per-stage c0 (12), per-stage c1 (16). */
+  const uint32_t control_bits = 0xFFu | (1u << 8) | (1u << 12) | (1u << 16);
+  uint32_t i, k;
+  const char* dummy;
+  if (where == NULL) where = &dummy;
+  *where = "combiner_control";
+  if (stages == 0u || stages > SBK_NV2A_MAX_STAGES) return SBK_NV2A_BAD_STAGE_COUNT;
+  if ((program->combiner_control & ~control_bits) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  for (i = 0; i < stages; ++i) {
+    const uint32_t words[4] = {program->rgb_inputs[i], program->rgb_outputs[i], program->alpha_inputs[i],
+                               program->alpha_outputs[i]};
+    for (k = 0; k < 4; ++k) {
+      sbk_nv2a_reason r = SBK_NV2A_OK;
+      *where = kStageParts[k];
+      if (k == 0 || k == 2) {
+        uint32_t b;
+        for (b = 0; b < 4 && r == SBK_NV2A_OK; ++b) r = sbk__check_general_input((words[k] >> (8 * b)) & 0xFFu, k == 0);
+      } else {
+        r = sbk__check_output(words[k], k == 1);
+      }
+      if (r != SBK_NV2A_OK) return r;
+    }
+  }
+  /* Final combiner: A B C D in final_inputs[0] (A in the top byte), E F G flags in final_inputs[1]. */
+  {
+    const uint32_t bytes[7] = {program->final_inputs[0] >> 24, (program->final_inputs[0] >> 16) & 0xFFu,
+                               (program->final_inputs[0] >> 8) & 0xFFu, program->final_inputs[0] & 0xFFu,
+                               program->final_inputs[1] >> 24, (program->final_inputs[1] >> 16) & 0xFFu,
+                               (program->final_inputs[1] >> 8) & 0xFFu};
+    for (k = 0; k < 7; ++k) {
+      const uint32_t reg = bytes[k] & 0xFu, alpha = (bytes[k] >> 4) & 1u, mapping = bytes[k] >> 5;
+      *where = kFinalSlots[k];
+      if (reg == 6u || reg == 7u) return SBK_NV2A_INVALID_REGISTER;
+      if (reg == 14u && !(k >= 1 && k <= 3)) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+      if (reg == 15u && k > 3) return SBK_NV2A_REGISTER_NOT_ALLOWED_HERE;
+      if ((reg == 14u || reg == 15u) && alpha) return SBK_NV2A_ALPHA_OF_PRODUCT_OR_SUM;
+      if (mapping > 1u) return SBK_NV2A_BAD_FINAL_MAPPING;
+    }
+    *where = "final flags";
+    if ((program->final_inputs[1] & 0xFFu & ~0xE0u) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
+  }
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    const uint8_t mode = sbk_nv2a_effective_texture_mode(program, i);
+    *where = "texture mode";
+    if (mode >= SBK_NV2A_TEXTURE_MODE_COUNT) return SBK_NV2A_TEXTURE_MODE_RESERVED;
+    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
+        mode != SBK_NV2A_TEXTURE_CUBE)
+      return SBK_NV2A_TEXTURE_MODE_UNSUPPORTED;
+  }
+  *where = "alpha test";
+  if (program->alpha_test_enabled && program->alpha_test_func > 7u) return SBK_NV2A_BAD_ALPHA_FUNC;
+  *where = "";
+  return SBK_NV2A_OK;
+}
+
+
+static void sbk__put_f32(uint8_t* out, float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  out[0] = (uint8_t)bits;
+  out[1] = (uint8_t)(bits >> 8);
+  out[2] = (uint8_t)(bits >> 16);
+  out[3] = (uint8_t)(bits >> 24);
+}
+
+/* 0xAARRGGBB -> four floats R, G, B, A in [0, 1]. */
+static void sbk__put_colour(uint8_t* out, uint32_t argb) {
+  sbk__put_f32(out + 0, (float)((argb >> 16) & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 4, (float)((argb >> 8) & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 8, (float)(argb & 0xFFu) / 255.0f);
+  sbk__put_f32(out + 12, (float)(argb >> 24) / 255.0f);
+}
+
+SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[SBK_NV2A_DYNAMIC_BLOCK_SIZE]) {
+  uint32_t i;
+  SBK_ASSERT(dynamic != NULL && out != NULL);
+  memset(out, 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    sbk__put_colour(out + 16 * i, dynamic->c0[i]);
+    sbk__put_colour(out + 128 + 16 * i, dynamic->c1[i]);
+  }
+  sbk__put_colour(out + 256, dynamic->final_c0);
+  sbk__put_colour(out + 272, dynamic->final_c1);
+  sbk__put_colour(out + 288, dynamic->fog_color);
+  out[304] = dynamic->alpha_ref;
+}
+
+
+SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where) {
+  SBK_ASSERT(program != NULL);
+  /* The ubershader implements every valid program; a feature it lacked would be refused here. */
+  return sbk_nv2a_check_program(program, where);
+}
+
+SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {
+  sbk__writer w;
+  SBK_ASSERT(program != NULL && out != NULL);
+  w.out = out;
+  w.capacity = SBK_NV2A_PACKET_SIZE;
+  w.size = 0;
+  sbk__put_live_stage_words(&w, program);
+  sbk__put_u32(&w, program->combiner_control);
+  sbk__put_u32(&w, program->final_inputs[0]);
+  sbk__put_u32(&w, program->final_inputs[1]);
+  sbk__put_u32(&w, program->alpha_test_enabled ? (program->alpha_test_func & 7u) : (uint32_t)SBK_COMPARE_ALWAYS);
+  SBK_ASSERT(w.size == SBK_NV2A_PACKET_SIZE);
+}
+
+SBK_API sbk_result sbk_nv2a_decode_packet(const uint8_t packet[SBK_NV2A_PACKET_SIZE],
+                                          const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], sbk_nv2a_program* out) {
+  static const uint8_t kModeOfSampler[4] = {SBK_NV2A_TEXTURE_NONE, SBK_NV2A_TEXTURE_PROJECT2D,
+                                            SBK_NV2A_TEXTURE_PROJECT3D, SBK_NV2A_TEXTURE_CUBE};
+  uint32_t i;
+  SBK_ASSERT(packet != NULL && family_key != NULL && out != NULL);
+  if (family_key[0] != SBK_GUEST_NV2A || family_key[1] != SBK_KEY_KIND_FAMILY ||
+      (family_key[2] | ((uint32_t)family_key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION)
+    return SBK_ERROR_INVALID_STATE;
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
+    if (family_key[4 + i] > SBK_SAMPLER_CUBE) return SBK_ERROR_INVALID_STATE;
+  memset(out, 0, sizeof *out);
+  for (i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
+    out->rgb_inputs[i] = sbk__get_u32(packet + 16 * i);
+    out->rgb_outputs[i] = sbk__get_u32(packet + 16 * i + 4);
+    out->alpha_inputs[i] = sbk__get_u32(packet + 16 * i + 8);
+    out->alpha_outputs[i] = sbk__get_u32(packet + 16 * i + 12);
+  }
+  out->combiner_control = sbk__get_u32(packet + 128);
+  out->final_inputs[0] = sbk__get_u32(packet + 132);
+  out->final_inputs[1] = sbk__get_u32(packet + 136);
+  out->alpha_test_func = (uint8_t)(sbk__get_u32(packet + 140) & 7u);
+  out->alpha_test_enabled = out->alpha_test_func != SBK_COMPARE_ALWAYS;
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    out->texture_modes[i] = kModeOfSampler[family_key[4 + i]];
+    out->texture_enabled[i] = family_key[4 + i] != SBK_SAMPLER_NONE;
+  }
+  return SBK_OK;
+}
+
+
+SBK_API sbk_result sbk_nv2a_check_bundle(const sbk_bundle* bundle) {
+  sbk_header_info info;
+  SBK_ASSERT(bundle != NULL);
+  sbk_bundle_info(bundle, &info);
+  if (info.guest != SBK_GUEST_NV2A || info.key_schema != SBK_NV2A_KEY_SCHEMA_VERSION) return SBK_ERROR_VERSION;
+  return SBK_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHADERBAKE_IMPLEMENTATION */
