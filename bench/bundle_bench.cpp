@@ -169,7 +169,11 @@ Corpus& corpus(size_t entries) {
   std::mt19937_64 rng(0x5eed0000u + entries);
   const std::vector<sbk_host_state> hosts = host_states();
   {
-    bundle::BundleBuilder builder(bundle::BundleIdentity{});
+    bundle::BundleIdentity identity;
+    identity.guest = SBK_GUEST_NV2A;
+    identity.key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+    identity.guest_name = "nv2a";
+    bundle::BundleBuilder builder(identity);
     std::vector<bundle::ModuleId> fragments;
     const bundle::ModuleId vertex = builder.add_module(1, fake_module(rng, 300));
     for (int i = 0; i < 7; ++i) fragments.push_back(builder.add_module(16, fake_module(rng, 400 + 100 * i)));

@@ -21,7 +21,6 @@
 #include "cli/terminal_sink.hpp"
 #include "cli/thread_count.hpp"
 #include "cli/trace_loading.hpp"
-#include "guests/nv2a/guest_model.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
@@ -203,7 +202,7 @@ std::function<void(std::string_view, size_t, size_t)> terminal_compile_progress(
 
 }  // namespace
 
-int run_build(const BuildOptions& options) {
+int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   if (const int code = refuse_clashing_outputs(named_paths("trace", options.traces),
                                                {{"-o", options.output}, {"--report", options.report}});
       code != kExitOk)
@@ -234,10 +233,9 @@ int run_build(const BuildOptions& options) {
   }
 
   TerminalSink sink(10, memo_id.has_value());
-  nv2a::Nv2aGuestModel model;
   trace::ReaderOptions reader_options = trace_reader_options(options.strict, options.max_record_bytes);
   reader_options.digest_content = memo_id.has_value();
-  trace::TraceReader reader(model, reader_options, sink);
+  trace::TraceReader reader(guests, reader_options, sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const size_t unusable_traces = report_unusable_traces(reader);
@@ -256,7 +254,7 @@ int run_build(const BuildOptions& options) {
     build.write.memo = &*compression_memo;
   }
   build.progress = terminal_compile_progress(build.threads);
-  auto result = plan::build_bundle(reader, census, model, build);
+  auto result = plan::build_bundle(reader, census, *reader.model(), build);
   if (!result) {
     print_error(result.error().to_string());
     return result.error().kind == ErrorKind::toolchain ? kExitToolchain : kExitFailures;

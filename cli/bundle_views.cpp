@@ -109,34 +109,4 @@ nlohmann::ordered_json host_state_json(const sbk_host_state& h) {
   return out;
 }
 
-nlohmann::ordered_json nv2a_program_json(const sbk_nv2a_program& p) {
-  static const char* const kModes[] = {"none", "project2d", "project3d", "cube", "passthru", "clipplane",
-                                       "bumpenvmap", "bumpenvmap_luminance", "brdf", "dot_st", "dot_zw",
-                                       "dot_rflct_diff", "dot_rflct_spec", "dot_str_3d", "dot_str_cube",
-                                       "dependent_ar", "dependent_gb", "dot_product", "dot_rflct_spec_const"};
-  static const char* const kFuncs[] = {"never", "less", "equal", "less_or_equal", "greater", "not_equal",
-                                       "greater_or_equal", "always"};
-  nlohmann::ordered_json out;
-  out["combiner_control"] = hex_word(p.combiner_control);
-  uint32_t stages = sbk_nv2a_stage_count(&p);
-  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
-  for (const char* field : {"rgb_inputs", "rgb_outputs", "alpha_inputs", "alpha_outputs"}) out[field] = nlohmann::ordered_json::array();
-  for (uint32_t i = 0; i < stages; ++i) {
-    out["rgb_inputs"].push_back(hex_word(p.rgb_inputs[i]));
-    out["rgb_outputs"].push_back(hex_word(p.rgb_outputs[i]));
-    out["alpha_inputs"].push_back(hex_word(p.alpha_inputs[i]));
-    out["alpha_outputs"].push_back(hex_word(p.alpha_outputs[i]));
-  }
-  out["final_inputs"] = {hex_word(p.final_inputs[0]), hex_word(p.final_inputs[1])};
-  out["texture_modes"] = nlohmann::ordered_json::array();
-  out["texture_enabled"] = nlohmann::ordered_json::array();
-  for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
-    const uint32_t mode = p.texture_modes[i];
-    out["texture_modes"].push_back(mode < SBK_NV2A_TEXTURE_MODE_COUNT ? kModes[mode] : "reserved_" + std::to_string(mode));
-    out["texture_enabled"].push_back(p.texture_enabled[i] != 0);
-  }
-  out["alpha_test"] = {{"enabled", p.alpha_test_enabled != 0}, {"func", kFuncs[p.alpha_test_func & 7]}};
-  return out;
-}
-
 }  // namespace shaderbake::cli

@@ -7,7 +7,6 @@
 
 #include "lib/compile/spirv_module.hpp"
 #include "runtime_loader/shaderbake.h"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::cli {
 
@@ -15,7 +14,5 @@ nlohmann::ordered_json reflection_json(const compile::Reflection& reflection);
 nlohmann::ordered_json layout_json(const sbk_layout& layout);
 // The host state with the trace format's names (schemas/trace.md).
 nlohmann::ordered_json host_state_json(const sbk_host_state& host);
-// The program words of an nv2a exact key, as the trace format writes them.
-nlohmann::ordered_json nv2a_program_json(const sbk_nv2a_program& program);
 
 }  // namespace shaderbake::cli

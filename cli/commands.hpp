@@ -7,10 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lib/guest/guest_catalog.hpp"
+
 namespace shaderbake::cli {
 
-// Each command registers its options on the app and returns the function that runs it (called after a
-// successful parse). run functions return an ExitCode.
+// Each command's options, and the function that runs it after a successful parse; run functions return an
+// ExitCode. `guests` are the guest models a command may meet: it picks one from the traces' capture record or
+// the bundle's header.
 struct DedupeOptions {
   std::vector<std::string> traces;
   bool json = false;
@@ -18,7 +21,7 @@ struct DedupeOptions {
   uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   std::string keys;  // optional: write the distinct (program, host) pairs as text (samples/client/README.md)
 };
-int run_dedupe(const DedupeOptions& options);
+int run_dedupe(const DedupeOptions& options, const GuestCatalog& guests);
 
 struct CompileOptions {
   std::vector<std::string> traces;
@@ -30,7 +33,7 @@ struct CompileOptions {
   std::string cache_dir;  // artifact cache; empty = cache::default_directory()
   bool no_cache = false;
 };
-int run_compile(const CompileOptions& options);
+int run_compile(const CompileOptions& options, const GuestCatalog& guests);
 
 struct CachePruneOptions {
   std::string max_size;   // bytes, or with a K/M/G/T suffix (powers of 1024)
@@ -51,7 +54,7 @@ struct BuildOptions {
   bool strict = false;
   uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
 };
-int run_build(const BuildOptions& options);
+int run_build(const BuildOptions& options, const GuestCatalog& guests);
 
 struct InspectOptions {
   std::string bundle;
@@ -60,13 +63,13 @@ struct InspectOptions {
   bool json = false;
   bool no_disassembly = false;
 };
-int run_inspect(const InspectOptions& options);
+int run_inspect(const InspectOptions& options, const GuestCatalog& guests);
 
 struct VerifyOptions {
   std::string bundle;
   bool json = false;
 };
-int run_verify(const VerifyOptions& options);
+int run_verify(const VerifyOptions& options, const GuestCatalog& guests);
 
 struct WarmOptions {
   std::string bundle;
@@ -76,7 +79,7 @@ struct WarmOptions {
   bool validate = false;  // load VK_LAYER_KHRONOS_validation; any message it reports is a failure
   bool no_control = false;  // skip the control pass (a second cold creation) the blob's timing is judged against
 };
-int run_warm(const WarmOptions& options);
+int run_warm(const WarmOptions& options, const GuestCatalog& guests);
 
 struct ReportOptions {
   std::string bundle;
@@ -88,8 +91,8 @@ struct ReportOptions {
   std::string html;        // coverage: also write a self-contained HTML page
   std::string replay;      // coverage: a shaderbake-replay --json file whose stall distribution the page shows
 };
-int run_report_coverage(const ReportOptions& options);
-int run_report_rejections(const ReportOptions& options);
+int run_report_coverage(const ReportOptions& options, const GuestCatalog& guests);
+int run_report_rejections(const ReportOptions& options, const GuestCatalog& guests);
 
 struct CheckVectorsOptions {
   std::vector<std::string> files;
@@ -97,7 +100,7 @@ struct CheckVectorsOptions {
   std::string device;          // Vulkan device name substring; empty = lavapipe
   bool quiet = false;          // print failures only
 };
-int run_check_vectors(const CheckVectorsOptions& options);
+int run_check_vectors(const CheckVectorsOptions& options, const GuestCatalog& guests);
 
 struct SchemaOptions {
   std::string name;

@@ -17,7 +17,6 @@
 #include "cli/thread_count.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
-#include "guests/nv2a/guest_model.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
@@ -41,14 +40,13 @@ bool write_output(const std::filesystem::path& path, const void* data, size_t si
 }  // namespace
 
 
-int run_compile(const CompileOptions& options) {
+int run_compile(const CompileOptions& options, const GuestCatalog& guests) {
   if (const int code = refuse_clashing_outputs(
           named_paths("trace", options.traces), {{"-o", options.output}, {"-o", (std::filesystem::path(options.output) / "manifest.json").string()}});
       code != kExitOk)
     return code;
   TerminalSink sink;
-  nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
+  trace::TraceReader reader(guests, trace_reader_options(options.strict, options.max_record_bytes), sink);
   plan::KeyCensus census(reader);
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const size_t unusable_traces = report_unusable_traces(reader);
@@ -56,7 +54,10 @@ int run_compile(const CompileOptions& options) {
   const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
   const unsigned threads = compile_threads(options.jobs);
   const auto start = std::chrono::steady_clock::now();
-  plan::CompilePlanResult plan = plan::compile_drawn_modules(reader, census, model, threads, artifact_cache.get());
+  // No model: no trace could be used, so nothing was drawn.
+  plan::CompilePlanResult plan;
+  if (const GuestModel* model = reader.model())
+    plan = plan::compile_drawn_modules(reader, census, *model, threads, artifact_cache.get());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const cache::CacheStats cache_stats = artifact_cache ? artifact_cache->stats() : cache::CacheStats{};
   report_cache_store_failures(artifact_cache);

@@ -13,7 +13,6 @@
 #include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
-#include "guests/nv2a/guest_model.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/bundle/bundle_writer.hpp"
@@ -141,14 +140,13 @@ std::string keys_text(const FirstUseLog& log, const trace::TraceReader& reader) 
 
 }  // namespace
 
-int run_dedupe(const DedupeOptions& options) {
+int run_dedupe(const DedupeOptions& options, const GuestCatalog& guests) {
   if (const int code = refuse_clashing_outputs(named_paths("trace", options.traces), {{"--keys", options.keys}});
       code != kExitOk)
     return code;
   TerminalSink sink;
-  nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
-  plan::KeyCensus census(reader, &model);
+  trace::TraceReader reader(guests, trace_reader_options(options.strict, options.max_record_bytes), sink);
+  plan::KeyCensus census(reader, plan::KeyCensus::Sources::count);
   FirstUseLog log(census);
   if (const int code = read_traces(options.traces, options.strict, reader, log, sink); code != kExitOk) return code;
   const plan::DedupeCounts counts = census.counts();

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cli/bundle_views.hpp"
+#include "cli/bundle_opening.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -242,7 +243,7 @@ nlohmann::ordered_json module_json(const bundle::BundleFile& file, uint32_t modu
   return out;
 }
 
-nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entry& e, bool disassemble,
+nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const GuestModel& guest, const sbk_entry& e, bool disassemble,
                                   std::vector<std::string>& problems) {
   nlohmann::ordered_json out;
   const std::span<const uint8_t> key(e.key, e.key_size);
@@ -251,20 +252,14 @@ nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const sbk_entr
   out["key"] = hex_bytes(key);
   out["status"] = status_name(e.status);
   if (e.kind == SBK_KEY_KIND_EXACT) {
-    sbk_nv2a_program program;
-    if (e.key_size == SBK_NV2A_EXACT_KEY_SIZE && sbk_nv2a_decode_exact_key(e.key, &program) == SBK_OK) {
-      out["program"] = nv2a_program_json(program);
-      const char* where = nullptr;
-      const sbk_nv2a_reason reason = sbk_nv2a_admit(&program, &where);
-      out["admission"] = reason == SBK_NV2A_OK ? nlohmann::ordered_json{{"admitted", true}}
-                                               : nlohmann::ordered_json{{"admitted", false},
-                                                                        {"reason", sbk_nv2a_reason_name(reason)},
-                                                                        {"where", where ? where : ""}};
-      if (reason == SBK_NV2A_OK) {
-        uint8_t family[SBK_NV2A_FAMILY_KEY_SIZE];
-        sbk_nv2a_encode_family_key(&program, family);
-        out["admission"]["family"] = KeyHash::of(family).to_hex();
-      }
+    if (auto view = guest.describe_exact_key(key)) {
+      out["program"] = std::move(view->program);
+      if (view->admission == 0)
+        out["admission"] = {{"admitted", true}, {"family", KeyHash::of(view->family_key).to_hex()}};
+      else
+        out["admission"] = {{"admitted", false},
+                            {"reason", guest.rejection_name(view->admission)},
+                            {"where", view->admission_where}};
     }
   }
   if (e.kind == SBK_KEY_KIND_PIPELINE) {
@@ -316,13 +311,14 @@ int finish(const std::string& bundle, const std::vector<std::string>& problems) 
 
 }  // namespace
 
-int run_inspect(const InspectOptions& options) {
-  auto file = bundle::BundleFile::open(options.bundle);
-  if (!file) {
+int run_inspect(const InspectOptions& options, const GuestCatalog& guests) {
+  auto opened = open_guest_bundle(options.bundle, guests);
+  if (!opened) {
     // Under --json, main prints the JSON error object with this line's message.
-    print_error(file.error().to_string());
+    print_error(opened.error().to_string());
     return kExitBadInput;
   }
+  const bundle::BundleFile* file = &opened->file;
   // Damage anywhere is worth a warning even where inspect does not look (it reads no checksum of its own).
   std::vector<std::string> problems = bundle::check_sections(file->handle()).failures;
   if (options.key.empty() && !options.list) {
@@ -404,7 +400,7 @@ int run_inspect(const InspectOptions& options) {
       print_stderr_line("  " + KeyHash::of({e.key, e.key_size}).to_hex() + " " + kind_name(e.kind), false);
     return kExitUsage;
   }
-  auto view = entry_json(*file, matches.front(), !options.no_disassembly, problems);
+  auto view = entry_json(*file, *opened->guest, matches.front(), !options.no_disassembly, problems);
   view["problems"] = problems;
   if (options.json) {
     print_json(view);

@@ -8,18 +8,19 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/bundle_opening.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/terminal_sink.hpp"
 #include "cli/trace_loading.hpp"
-#include "guests/nv2a/guest_model.hpp"
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_verify.hpp"
 #include "lib/io/file_io.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/report/coverage.hpp"
+#include "lib/report/rejections.hpp"
 
 namespace shaderbake::cli {
 
@@ -42,8 +43,8 @@ nlohmann::ordered_json counts_json(const report::Counts& c) {
 // Opens the bundle for counting: exit 3 when it cannot be opened, or when a section, record or the index
 // directory is damaged (each named in a warning): a probe that meets damage misses, and the numbers would
 // shift without a word.
-std::optional<bundle::BundleFile> open_for_counting(const std::string& path, int* code) {
-  auto file = bundle::BundleFile::open(path);
+std::optional<GuestBundle> open_for_counting(const std::string& path, const GuestCatalog& guests, int* code) {
+  auto file = open_guest_bundle(path, guests);
   if (!file) {
     print_error(file.error().to_string());
     *code = kExitBadInput;
@@ -51,7 +52,7 @@ std::optional<bundle::BundleFile> open_for_counting(const std::string& path, int
   }
   size_t problems = 0;
   std::string first;
-  for (const auto& check : bundle::check_before_lookups(file->handle()))
+  for (const auto& check : bundle::check_before_lookups(file->file.handle()))
     for (const auto& failure : check.failures) {
       print_warning(path + ": " + failure);
       if (problems++ == 0) first = failure;
@@ -190,10 +191,11 @@ std::string coverage_html(const nlohmann::ordered_json& summary, const report::C
 
 }  // namespace
 
-int run_report_coverage(const ReportOptions& options) {
+int run_report_coverage(const ReportOptions& options, const GuestCatalog& guests) {
   int code = kExitOk;
-  auto file = open_for_counting(options.bundle, &code);
-  if (!file) return code;
+  auto opened = open_for_counting(options.bundle, guests, &code);
+  if (!opened) return code;
+  const bundle::BundleFile* file = &opened->file;
   std::string problem;
   const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem, &code);
   if (traces.empty()) {
@@ -205,8 +207,7 @@ int run_report_coverage(const ReportOptions& options) {
   inputs.push_back({"--replay", options.replay});
   if (const int code = refuse_clashing_outputs(inputs, {{"--html", options.html}}); code != kExitOk) return code;
   TerminalSink sink;
-  nv2a::Nv2aGuestModel model;
-  trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
+  trace::TraceReader reader(*opened->guest, trace_reader_options(options.strict, options.max_record_bytes), sink);
   report::CoverageCensus census(reader, file->handle());
   if (const int code = read_traces(traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const report::CoverageResult& result = census.result();
@@ -305,100 +306,53 @@ int run_report_coverage(const ReportOptions& options) {
   return passed && unusable_traces == 0 ? kExitOk : kExitFailures;
 }
 
-int run_report_rejections(const ReportOptions& options) {
+int run_report_rejections(const ReportOptions& options, const GuestCatalog& guests) {
   int code = kExitOk;
-  auto file = open_for_counting(options.bundle, &code);
-  if (!file) return code;
-  struct Reason {
-    uint64_t keys = 0;
-    uint64_t draws = 0;
-    std::set<std::string> examples;  // smallest key hashes: stable across runs
-  };
-  std::map<std::string, Reason> reasons;
-  uint64_t specializations = 0;
-  std::map<std::string, std::string> reason_of_key;  // exact key bytes -> reason
-  for (uint32_t i = 0; i < sbk_bundle_entry_count(&file->handle()); ++i) {
-    auto e = file->entry(i);
-    if (!e || e->kind != SBK_KEY_KIND_EXACT) continue;
-    ++specializations;
-    if (e->rejection == 0) continue;
-    const std::string name = e->rejection < SBK_NV2A_REASON_COUNT
-                                 ? sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(e->rejection))
-                                 : "unknown_" + std::to_string(e->rejection);
-    Reason& r = reasons[name];
-    ++r.keys;
-    r.examples.insert(KeyHash::of({e->key, e->key_size}).to_hex());
-    if (r.examples.size() > 3) r.examples.erase(std::prev(r.examples.end()));
-    reason_of_key.emplace(std::string(e->key, e->key + e->key_size), name);
-  }
+  auto opened = open_for_counting(options.bundle, guests, &code);
+  if (!opened) return code;
+  report::RejectionCensus census(opened->file.handle(), *opened->guest);
   // Draws per reason, from the traces (the bundle's own unless given) when they can be read.
   std::string problem;
-  const std::vector<std::string> traces = traces_to_read(*file, options.traces, &problem, &code);
+  const std::vector<std::string> traces = traces_to_read(opened->file, options.traces, &problem, &code);
   if (code == kExitBadInput) {
     print_error(options.bundle + ": " + problem);
     return code;
   }
   bool have_draws = false;
   if (!traces.empty()) {
-    // Draws of the rejected keys, by reason: a program's reason is looked up once, on its first draw.
-    class DrawsPerReason final : public trace::DrawConsumer {
-     public:
-      DrawsPerReason(const trace::TraceReader& reader, const std::map<std::string, std::string>& reason_of_key,
-                     std::map<std::string, Reason>& reasons)
-          : reader_(reader), reason_of_key_(reason_of_key), reasons_(reasons) {}
-      void on_draw(const trace::DrawEvent& draw) override {
-        if (draw.program >= reason_of_program_.size()) reason_of_program_.resize(draw.program + 1);
-        std::optional<Reason*>& reason = reason_of_program_[draw.program];
-        if (!reason) {
-          const auto key = reader_.exact_keys().bytes(draw.program);
-          const auto it = reason_of_key_.find(std::string(key.begin(), key.end()));
-          reason = it == reason_of_key_.end() ? nullptr : &reasons_[it->second];
-        }
-        if (*reason) ++(*reason)->draws;
-      }
-
-     private:
-      const trace::TraceReader& reader_;
-      const std::map<std::string, std::string>& reason_of_key_;
-      std::map<std::string, Reason>& reasons_;
-      std::vector<std::optional<Reason*>> reason_of_program_;  // empty: not looked up yet; nullptr: not rejected
-    };
     TerminalSink sink;
-    nv2a::Nv2aGuestModel model;
-    trace::TraceReader reader(model, trace_reader_options(options.strict, options.max_record_bytes), sink);
-    DrawsPerReason counter(reader, reason_of_key, reasons);
-    have_draws = read_traces(traces, options.strict, reader, counter, sink) == kExitOk;
+    trace::TraceReader reader(*opened->guest, trace_reader_options(options.strict, options.max_record_bytes), sink);
+    census.count_draws_of(reader);
+    have_draws = read_traces(traces, options.strict, reader, census, sink) == kExitOk;
   } else if (!options.traces.empty() || !problem.empty()) {
     print_warning(options.bundle + ": " + problem + "; draws are not counted");
   }
-  std::vector<std::pair<std::string, Reason>> sorted(reasons.begin(), reasons.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.keys > b.second.keys; });
+  const std::vector<const report::RejectionCensus::Reason*> reasons = census.by_keys();
   nlohmann::ordered_json out;
   out["format"] = "shaderbake-rejections/1";
   out["bundle"] = options.bundle;
-  out["specializations"] = specializations;
-  uint64_t rejected = 0;
-  for (const auto& [name, r] : sorted) rejected += r.keys;
-  out["rejected_keys"] = rejected;
+  out["specializations"] = census.specializations();
+  out["rejected_keys"] = census.rejected_keys();
   out["reasons"] = nlohmann::ordered_json::array();
-  for (const auto& [name, r] : sorted)
-    out["reasons"].push_back({{"reason", name},
-                              {"keys", r.keys},
-                              {"draws", have_draws ? nlohmann::ordered_json(r.draws) : nlohmann::ordered_json(nullptr)},
-                              {"examples", std::vector<std::string>(r.examples.begin(), r.examples.end())}});
+  for (const auto* r : reasons)
+    out["reasons"].push_back({{"reason", r->name},
+                              {"keys", r->keys},
+                              {"draws", have_draws ? nlohmann::ordered_json(r->draws) : nlohmann::ordered_json(nullptr)},
+                              {"examples", std::vector<std::string>(r->examples.begin(), r->examples.end())}});
   if (options.json) {
     print_json(out);
     return kExitOk;
   }
   std::printf("%llu of %llu exact keys rejected by admission (kept on their exact route only)\n",
-              static_cast<unsigned long long>(rejected), static_cast<unsigned long long>(specializations));
-  for (const auto& [name, r] : sorted) {
-    std::printf("  %-40s %6llu keys", name.c_str(), static_cast<unsigned long long>(r.keys));
-    if (have_draws) std::printf(" %10llu draws", static_cast<unsigned long long>(r.draws));
-    std::printf("   e.g. %s\n", r.examples.begin()->c_str());
+              static_cast<unsigned long long>(census.rejected_keys()),
+              static_cast<unsigned long long>(census.specializations()));
+  for (const auto* r : reasons) {
+    std::printf("  %-40s %6llu keys", r->name.c_str(), static_cast<unsigned long long>(r->keys));
+    if (have_draws) std::printf(" %10llu draws", static_cast<unsigned long long>(r->draws));
+    std::printf("   e.g. %s\n", r->examples.begin()->c_str());
   }
-  if (!sorted.empty())
-    std::printf("see why: shaderbake inspect %s %s\n", options.bundle.c_str(), sorted.front().second.examples.begin()->c_str());
+  if (!reasons.empty())
+    std::printf("see why: shaderbake inspect %s %s\n", options.bundle.c_str(), reasons.front()->examples.begin()->c_str());
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli/bundle_opening.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -12,15 +13,15 @@
 
 namespace shaderbake::cli {
 
-int run_verify(const VerifyOptions& options) {
-  auto file = bundle::BundleFile::open(options.bundle);
-  if (!file) {
+int run_verify(const VerifyOptions& options, const GuestCatalog& guests) {
+  auto opened = open_guest_bundle(options.bundle, guests);
+  if (!opened) {
     // Not a usable bundle: under --json, main prints the JSON error object with this line's message.
-    print_error(file.error().to_string());
+    print_error(opened.error().to_string());
     return kExitBadInput;
   }
-  file->prepare_module_reads();  // verify reads every module
-  const auto checks = bundle::verify_bundle(*file);
+  opened->file.prepare_module_reads();  // verify reads every module
+  const auto checks = bundle::verify_bundle(opened->file, *opened->guest);
   const bool ok = bundle::all_passed(checks);
   nlohmann::ordered_json out;
   out["bundle"] = options.bundle;

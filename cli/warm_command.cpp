@@ -15,6 +15,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cli/bundle_opening.hpp"
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -121,7 +122,7 @@ Result<Pass> run_pass(const sbk_bundle& bundle, const WarmOptions& options, std:
 
 }  // namespace
 
-int run_warm(const WarmOptions& options) {
+int run_warm(const WarmOptions& options, const GuestCatalog& guests) {
   // -o names another file; warming in place is leaving -o out.
   if (const int code = refuse_clashing_outputs({{"bundle", options.bundle}}, {{"-o", options.output}}); code != kExitOk)
     return code;
@@ -135,11 +136,12 @@ int run_warm(const WarmOptions& options) {
   // ---- the bundle: mapped, then every check a driver relies on, before any Vulkan call ----
   // Mapping costs address space, not memory: a file of any size is refused by its header (magic, the size it
   // states against the file's) without being read.
-  auto file = bundle::BundleFile::open(options.bundle);
-  if (!file) {
-    print_error(file.error().to_string() + " (run 'shaderbake verify' on it)");
+  auto opened = open_guest_bundle(options.bundle, guests);
+  if (!opened) {
+    print_error(opened.error().to_string() + " (run 'shaderbake verify' on it)");
     return kExitBadInput;
   }
+  const bundle::BundleFile* file = &opened->file;
   const sbk_bundle& bundle = file->handle();
   const std::vector<bundle::VerifyCheck> checks = bundle::check_before_driver(bundle);
   if (!bundle::all_passed(checks)) {

@@ -13,6 +13,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"
+#include "runtime_loader/shaderbake_nv2a.h"
 #include "tests/bundle/bundle_sections.hpp"
 
 using namespace shaderbake;
@@ -51,6 +52,9 @@ DriverCacheBlob blob(const DriverIdentity& id, size_t payload, uint8_t fill) { r
 std::vector<uint8_t> empty_bundle() {
   bundle::BundleIdentity bundle_identity;
   bundle_identity.toolchain_fingerprint = "driver cache test toolchain";
+  bundle_identity.guest = SBK_GUEST_NV2A;
+  bundle_identity.key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  bundle_identity.guest_name = "nv2a";
   bundle::BundleBuilder builder(bundle_identity);
   auto bytes = builder.serialize(bundle::WriteOptions{});
   EXPECT_TRUE(bytes.ok());
@@ -122,6 +126,8 @@ TEST(DriverCache, reassembling_a_bundles_own_sections_gives_its_bytes_back) {
   std::map<uint32_t, std::span<const uint8_t>> views(sections.begin(), sections.end());
   bundle::BundleHeader header;
   std::memcpy(header.toolchain_digest.data(), bytes.data() + 32, 16);
+  header.guest = bytes[48];
+  header.key_schema = static_cast<uint16_t>(bytes[50] | bytes[51] << 8);
   auto again = bundle::assemble_bundle(header, views);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, bytes);

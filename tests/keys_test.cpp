@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "runtime_loader/shaderbake.h"
 #include "runtime_loader/shaderbake_nv2a.h"
 

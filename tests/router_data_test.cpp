@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "guests/nv2a/exact_emitter.hpp"
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"
@@ -144,6 +144,9 @@ struct Content {
   std::vector<uint8_t> bundle(const std::vector<size_t>& order) const {
     bundle::BundleIdentity identity;
     identity.toolchain_fingerprint = "router data test";
+  identity.guest = SBK_GUEST_NV2A;
+  identity.key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  identity.guest_name = "nv2a";
     bundle::BundleBuilder builder(identity);
     const bundle::ModuleId v = builder.add_module(kVertex, vertex);
     const bundle::ModuleId fa = builder.add_module(kFragment, fragment_a);
@@ -298,6 +301,9 @@ TEST(RouterData, the_bytes_do_not_depend_on_the_order_recipes_are_added_in) {
 TEST(RouterData, a_bundle_without_router_data_reads_count_0_and_not_found) {
   bundle::BundleIdentity identity;
   identity.toolchain_fingerprint = "router data test";
+  identity.guest = SBK_GUEST_NV2A;
+  identity.key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  identity.guest_name = "nv2a";
   bundle::BundleBuilder builder(identity);
   builder.add_family(family_key(SBK_SAMPLER_2D), SBK_STATUS_READY, builder.add_module(kFragment, module_words(2)));
   auto written = builder.serialize(bundle::WriteOptions{});
@@ -355,6 +361,9 @@ std::string serialize_error(const std::function<void(bundle::BundleBuilder&, con
                                                      const bundle::ModuleId&)>& add) {
   bundle::BundleIdentity identity;
   identity.toolchain_fingerprint = "router data test";
+  identity.guest = SBK_GUEST_NV2A;
+  identity.key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  identity.guest_name = "nv2a";
   bundle::BundleBuilder builder(identity);
   const bundle::ModuleId v = builder.add_module(kVertex, module_words(1));
   const bundle::ModuleId f = builder.add_module(kFragment, module_words(2));

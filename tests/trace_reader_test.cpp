@@ -112,7 +112,7 @@ TEST(TraceReader, programs_that_differ_only_in_a_dead_stage_share_one_generated_
   CollectingSink sink;
   nv2a::Nv2aGuestModel model;
   trace::TraceReader reader(model, {}, sink);
-  plan::KeyCensus census(reader, &model);
+  plan::KeyCensus census(reader, plan::KeyCensus::Sources::count);
   ASSERT_TRUE(reader.read_text("t.jsonl", lines({kCapture, inline_draw(1, 0, two_stage("0x04050000"), host()),
                                                  inline_draw(1, 1, two_stage("0x08090000"), host()),
                                                  // The one-stage program with the same live stage: same shader too.

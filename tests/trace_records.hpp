@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "lib/core/diagnostics.hpp"
 #include "lib/plan/key_census.hpp"
 #include "lib/trace/trace_reader.hpp"

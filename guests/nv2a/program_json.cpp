@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "lib/core/hex.hpp"
 #include "lib/trace/vulkan_names.hpp"
 
 namespace shaderbake::nv2a {
@@ -199,6 +200,32 @@ Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx
   });
   if (!s) return std::move(s).error();
   return d;
+}
+
+nlohmann::ordered_json program_json(const sbk_nv2a_program& p) {
+  nlohmann::ordered_json out;
+  out["combiner_control"] = hex_word(p.combiner_control);
+  uint32_t stages = sbk_nv2a_stage_count(&p);
+  if (stages > SBK_NV2A_MAX_STAGES) stages = SBK_NV2A_MAX_STAGES;
+  for (const char* field : {"rgb_inputs", "rgb_outputs", "alpha_inputs", "alpha_outputs"})
+    out[field] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < stages; ++i) {
+    out["rgb_inputs"].push_back(hex_word(p.rgb_inputs[i]));
+    out["rgb_outputs"].push_back(hex_word(p.rgb_outputs[i]));
+    out["alpha_inputs"].push_back(hex_word(p.alpha_inputs[i]));
+    out["alpha_outputs"].push_back(hex_word(p.alpha_outputs[i]));
+  }
+  out["final_inputs"] = {hex_word(p.final_inputs[0]), hex_word(p.final_inputs[1])};
+  out["texture_modes"] = nlohmann::ordered_json::array();
+  out["texture_enabled"] = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    const std::optional<std::string_view> mode = texture_mode_name(p.texture_modes[i]);
+    out["texture_modes"].push_back(mode ? std::string(*mode) : "reserved_" + std::to_string(p.texture_modes[i]));
+    out["texture_enabled"].push_back(p.texture_enabled[i] != 0);
+  }
+  out["alpha_test"] = {{"enabled", p.alpha_test_enabled != 0},
+                       {"func", vulkan_names::name_of(vulkan_names::compare_ops(), p.alpha_test_func & 7u)}};
+  return out;
 }
 
 }  // namespace shaderbake::nv2a

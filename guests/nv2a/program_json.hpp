@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
 #include "runtime_loader/shaderbake_nv2a.h"
@@ -22,6 +24,10 @@ Result<sbk_nv2a_program> decode_program(json::od::value& program, const json::Re
 // fog_color (0xAARRGGBB) and alpha_ref (0..255), all optional (0). Unknown fields are ignored.
 Result<sbk_nv2a_dynamic> decode_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
                                         const json::Pointer& pointer);
+
+// A program as the trace format writes it (hex words, names): what decode_program reads back to the same
+// program. Only the live stages' words are written.
+nlohmann::ordered_json program_json(const sbk_nv2a_program& program);
 
 // Trace name of a texture mode ("project2d"), or nullopt for reserved codes.
 std::optional<std::string_view> texture_mode_name(uint8_t mode);

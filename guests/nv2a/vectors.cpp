@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "guests/nv2a/program_json.hpp"
+#include "lib/guest/vector_file.hpp"
 #include "lib/io/file_io.hpp"
 
 namespace shaderbake::nv2a {
@@ -14,8 +15,6 @@ using json::od::value;
 using json::Pointer;
 using json::RecordContext;
 
-// Vector files are small JSON (kilobytes): the bound only keeps a wrong path (a disk image) from being read whole.
-constexpr size_t kMaxVectorFileBytes = size_t{256} << 20;
 
 Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Pointer& p) {
   const char* at = json::token_position(v);

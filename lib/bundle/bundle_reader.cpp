@@ -6,7 +6,6 @@
 
 #include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -38,9 +37,6 @@ Result<BundleFile> BundleFile::open(const std::string& path) {
   file.path_ = path;
   sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
   if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
-  // The loader checks the format only; the tool's keys are nv2a keys of this schema.
-  r = sbk_nv2a_check_bundle(&file.bundle_);
-  if (r != SBK_OK) return file.error(r, "cannot open the bundle");
   return file;
 }
 

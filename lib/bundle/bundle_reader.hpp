@@ -17,8 +17,8 @@ namespace shaderbake::bundle {
 class BundleFile {
  public:
   // Maps `path` (sbk_bundle_open_file: never reads the whole file; the header's size must be the file's) and
-  // checks the header and section table, and that its keys are nv2a keys of this schema (sbk_nv2a_check_bundle).
-  // Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
+  // checks the header and section table: the format's checks only. Whose keys it holds is the guest's check
+  // (GuestCatalog::for_bundle). Reasons: bundle_io, not_a_bundle, bundle_version, bundle_corrupt.
   static Result<BundleFile> open(const std::string& path);
 
   BundleFile(BundleFile&& other) noexcept;

@@ -19,7 +19,6 @@
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
 #include "lib/trace/vulkan_names.hpp"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -701,7 +700,7 @@ std::vector<VerifyCheck> check_prewarm(const sbk_bundle& b) {
 
 // ---- specializations ----
 
-VerifyCheck check_specializations(const sbk_bundle& b) {
+VerifyCheck check_specializations(const sbk_bundle& b, const GuestModel& guest) {
   VerifyCheck out{"specializations", 0, {}};
   for (const sbk_entry& entry : readable_entries(b)) {
     if (entry.kind != SBK_KEY_KIND_EXACT && entry.kind != SBK_KEY_KIND_FAMILY) continue;
@@ -711,20 +710,19 @@ VerifyCheck check_specializations(const sbk_bundle& b) {
     if (entry.fragment_module != SBK_NO_MODULE && sbk_bundle_module_info(&b, entry.fragment_module, &info) == SBK_OK &&
         info.stage != kStageFragment)
       out.failures.push_back(name + ": its module is not a fragment shader");
+    const std::span<const uint8_t> key(entry.key, entry.key_size);
     if (entry.kind == SBK_KEY_KIND_FAMILY) {
-      if (entry.key_size != SBK_NV2A_FAMILY_KEY_SIZE) out.failures.push_back(name + ": the key is not an nv2a family key");
+      if (const Status s = guest.check_family_key(key); !s) out.failures.push_back(name + ": " + s.error().message);
       continue;
     }
-    sbk_nv2a_program program;
-    if (entry.key_size != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(entry.key, &program) != SBK_OK) {
-      out.failures.push_back(name + ": the key is not an nv2a exact key");
+    auto view = guest.describe_exact_key(key);
+    if (!view) {
+      out.failures.push_back(name + ": " + view.error().message);
       continue;
     }
-    const uint32_t admitted = sbk_nv2a_admit(&program, nullptr);
-    if (admitted != entry.rejection)
-      out.failures.push_back(name + ": stored admission '" +
-                             sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(entry.rejection % SBK_NV2A_REASON_COUNT)) +
-                             "' but admission says '" + sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(admitted)) + "'");
+    if (view->admission != entry.rejection)
+      out.failures.push_back(name + ": stored admission '" + guest.rejection_name(entry.rejection) +
+                             "' but admission says '" + guest.rejection_name(view->admission) + "'");
   }
   return out;
 }
@@ -784,20 +782,22 @@ VerifyCheck check_metadata(const sbk_bundle& b) {
 
 // ---- what commands run ----
 
-std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b) {
+std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b, const GuestModel& guest) {
   std::vector<VerifyCheck> checks;
   checks.push_back(check_sections(b));
   checks.push_back(check_index(b));
   checks.push_back(check_layouts(b));
   for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::every_module)) checks.push_back(std::move(c));
-  checks.push_back(check_specializations(b));
+  checks.push_back(check_specializations(b, guest));
   for (VerifyCheck& c : check_driver_caches(b)) checks.push_back(std::move(c));
   for (VerifyCheck& c : check_prewarm(b)) checks.push_back(std::move(c));
   checks.push_back(check_metadata(b));
   return checks;
 }
 
-std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle) { return verify_bundle(bundle.handle()); }
+std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle, const GuestModel& guest) {
+  return verify_bundle(bundle.handle(), guest);
+}
 
 std::vector<VerifyCheck> check_before_driver(const sbk_bundle& b) {
   std::vector<VerifyCheck> checks;

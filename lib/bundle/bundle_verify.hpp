@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/bundle/bundle_reader.hpp"
+#include "lib/guest/guest_model.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::bundle {
@@ -78,9 +79,10 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& bundle, Mod
 // section (nothing otherwise).
 std::vector<VerifyCheck> check_prewarm(const sbk_bundle& bundle);
 
-// "specializations": each exact or family entry's module is a fragment shader, each exact key decodes as nv2a's
-// and its stored admission result is what the runtime header's admission says now (nv2a bundles).
-VerifyCheck check_specializations(const sbk_bundle& bundle);
+// "specializations": each exact or family entry's module is a fragment shader, each key is one of the guest
+// model's (GuestModel::describe_exact_key, check_family_key), and each exact key's stored admission result
+// is what the guest's admission says now.
+VerifyCheck check_specializations(const sbk_bundle& bundle, const GuestModel& guest);
 
 // "driver_caches": the DRIVER_CACHE section's rules, and the loader hands out each blob, exactly those bytes.
 // Only when the bundle has the section (nothing otherwise).
@@ -94,8 +96,8 @@ VerifyCheck check_metadata(const sbk_bundle& bundle);
 
 // `shaderbake verify`: every family above over the whole bundle, in the order sections, index, layouts,
 // modules, recipes, dynamic_fallbacks, specializations, driver_caches, prewarm, metadata.
-std::vector<VerifyCheck> verify_bundle(const sbk_bundle& bundle);
-std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle);
+std::vector<VerifyCheck> verify_bundle(const sbk_bundle& bundle, const GuestModel& guest);
+std::vector<VerifyCheck> verify_bundle(const BundleFile& bundle, const GuestModel& guest);
 
 // What must hold before any pipeline of `bundle` is handed to a Vulkan driver (`shaderbake warm` runs it after
 // opening the file and before it opens a device): "sections", then "index", "layouts", "modules" + "recipes"

@@ -428,6 +428,13 @@ void BundleBuilder::add_prewarm(std::span<const uint8_t> pipeline_key, int64_t f
 }
 
 Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& options, WriteStats* stats) const {
+  if (identity_.guest == SBK_GUEST_NONE) {
+    Error e;
+    e.kind = ErrorKind::internal;
+    e.reason = "no_guest";
+    e.message = "the bundle's guest model is not set (BundleIdentity::guest)";
+    return e;
+  }
   // ---- canonical orders: everything below depends only on the content ----
   std::vector<const Entry*> entries;
   for (const Entry& e : entries_) entries.push_back(&e);

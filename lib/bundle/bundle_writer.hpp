@@ -14,7 +14,6 @@
 #include "lib/core/key_hash.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -38,12 +37,14 @@ struct LayoutContract {
 };
 
 // Versions a bundle records in its header and META section.
+// The guest fields are the guest model's (GuestModel::guest_id, key_schema, name): serialize refuses a bundle
+// whose guest is left SBK_GUEST_NONE.
 struct BundleIdentity {
-  uint8_t guest = SBK_GUEST_NV2A;
-  uint16_t key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
-  std::string guest_name = "nv2a";
+  uint8_t guest = SBK_GUEST_NONE;
+  uint16_t key_schema = 0;
+  std::string guest_name;
   std::string toolchain_fingerprint;
-  std::map<std::string, std::string> generators;  // emitter -> version, e.g. "nv2a-exact" -> "1"
+  std::map<std::string, std::string> generators;  // emitter -> version, e.g. "exact" -> "<guest>-exact/1"
 };
 
 // Remembers the writer's compression work between builds (the artifact cache implements it): compressing
@@ -162,8 +163,8 @@ class BundleBuilder {
 struct BundleHeader {
   uint16_t format_minor = SBK_BUNDLE_FORMAT_MINOR;
   std::array<uint8_t, 16> toolchain_digest{};  // XXH3-128 of the fingerprint text: low 64 bits, then high, LE
-  uint8_t guest = SBK_GUEST_NV2A;
-  uint16_t key_schema = SBK_NV2A_KEY_SCHEMA_VERSION;
+  uint8_t guest = SBK_GUEST_NONE;
+  uint16_t key_schema = 0;
 };
 
 // Lays out a whole bundle around finished sections: the 64-byte header, the section table ordered by type,

@@ -13,7 +13,6 @@
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"
 #include "runtime_loader/shaderbake.h"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::bundle {
 
@@ -164,7 +163,6 @@ Result<std::vector<uint8_t>> with_driver_cache(std::span<const uint8_t> bundle_b
   }
   sbk_bundle b;
   sbk_result r = sbk_bundle_open_memory(&b, bytes.data(), bytes.size());
-  if (r == SBK_OK) r = sbk_nv2a_check_bundle(&b);  // the format's checks, then the guest's
   if (r != SBK_OK) return bundle_error(loader_reason(r), std::string("cannot open the bundle: ") + sbk_result_name(r));
   // Every section is copied as it is and gets its checksum recomputed: a damaged one must be found now, or
   // rewriting would certify the damage.

@@ -28,7 +28,7 @@ inline constexpr uint32_t kCacheFormatVersion = 2;
 
 // The identity of one artifact: a canonical byte string of length-prefixed fields (each a u64 little-endian
 // byte count, then the bytes), in this order:
-//   cache format version (u32 LE) | emitter id + version ("nv2a-exact/1") | shader stage (u8, SPIR-V
+//   cache format version (u32 LE) | emitter id + version ("<guest>-exact/1") | shader stage (u8, SPIR-V
 //   ExecutionModel) | the full generated source | the toolchain fingerprint (compile::toolchain_fingerprint())
 // The length prefixes make the encoding unambiguous: no two different field tuples give the same bytes.
 class ArtifactIdentity {

@@ -22,7 +22,7 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source);
 struct CompileJob {
   ShaderStage stage = ShaderStage::fragment;
   std::string source;
-  // The emitter and version that generated `source` ("nv2a-exact/1"). It does not change what is compiled;
+  // The emitter and version that generated `source` ("<guest>-exact/1"). It does not change what is compiled;
   // a ModuleStore files the artifact under it (part of the artifact's identity).
   std::string emitter_id;
 };

@@ -5,7 +5,6 @@ namespace shaderbake {
 
 bool encode_pipeline_key(uint8_t route, std::span<const uint8_t> fragment_key, const sbk_host_state& host,
                          std::vector<uint8_t>& out) {
-  // nv2a's keys fit the first try; a guest model with larger fragment keys takes the second.
   out.resize(SBK_PIPELINE_KEY_MAX_SIZE(fragment_key.size()));
   size_t size = 0;
   if (sbk_encode_pipeline_key(route, fragment_key.data(), fragment_key.size(), &host, out.data(), out.size(), &size) !=

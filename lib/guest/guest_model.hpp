@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+// The one seam between lib/ and a guest model. lib/ reads traces, plans builds, writes, verifies and reports
+// on bundles through this interface and never names a guest; each model lives in guests/<name>/ and is listed
+// in guests/registry.cpp. docs/architecture.md walks through adding one.
+
 #include <array>
 #include <cstdint>
 #include <span>
@@ -8,12 +12,18 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake {
+
+namespace vulkan {
+class Executor;
+}
 
 // The canonical identities of one guest program.
 struct ProgramKeys {
@@ -30,51 +40,91 @@ struct VertexAttributeDefaults {
   std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS> values{};  // finite; zero outside the mask
 };
 
-// What lib/ needs to know of a guest model: how to read its records. Implemented per model in guests/
-// (guests/nv2a), handed to lib/ by the CLI, so lib/ never depends on a guest model.
-// Implementations are immutable after construction and safe to call from several threads.
+// What a guest says of an exact key read back from a bundle (verify, inspect, reports): the key decoded, and
+// admission run again on it.
+struct ExactKeyView {
+  nlohmann::ordered_json program;  // the key's fields, as the guest's trace records write them
+  uint32_t admission = 0;          // the rejection code admission gives now; 0 = admitted
+  std::string admission_where;     // what admission looked at when it rejected (may be empty)
+  std::vector<uint8_t> family_key;  // the family an admitted key belongs to; empty when rejected
+};
+
+// One case of a guest's test-vector file, checked on the engines asked for.
+struct VectorCaseOutcome {
+  enum class Kind : uint8_t { passed, failed, skipped };
+  std::string name;
+  Kind kind = Kind::passed;
+  // For a failed case: what was expected and what each engine gave; for a skipped one, why.
+  std::string detail;
+};
+
+struct VectorEngines {
+  bool oracle = false;    // the guest's CPU reference
+  bool exact = false;     // the exact route's shaders on a Vulkan device
+  bool fallback = false;  // the fallback ubershader on a Vulkan device
+  bool only_fallback = false;  // fallback alone was asked: a program admission rejects is skipped, not failed
+};
+
+// A guest model. Implementations are immutable after construction and safe to call from several threads.
 class GuestModel {
  public:
   virtual ~GuestModel() = default;
 
-  // The "guest" name traces carry in their capture record ("nv2a").
+  // ---- identity ----
+  // The "guest" name of trace capture records and vector files.
   virtual std::string_view name() const = 0;
+  // The bundle header's guest id (an SBK_GUEST_* value of runtime_loader/shaderbake.h) and the version of
+  // this model's key layouts: a bundle of another id or key schema is refused by name.
+  virtual uint8_t guest_id() const = 0;
+  virtual uint16_t key_schema() const = 0;
 
-  // Decodes a record's "program" object and returns its canonical keys. Errors name the field.
-  virtual Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                             const json::Pointer& pointer) const = 0;
+  // ---- ingest: a trace record's guest fields ----
+  // Decodes a record's "program" value (json::FieldText::parse gives its JSON) and returns its canonical
+  // keys. Errors name the record position and field, with the reasons of lib/json/json_reader.hpp or the
+  // guest's own.
+  virtual Result<ProgramKeys> decode_program(const json::FieldText& program) const = 0;
+  // Checks a record's "dynamic" value (runtime values: never part of a key).
+  virtual Status check_dynamic(const json::FieldText& dynamic) const = 0;
 
+  // ---- emit ----
   // The generated source of the exact shader an exact key names (programs that behave alike can share
   // one), or an error (e.g. a feature the emitter lacks). For dedupe on generated source.
   virtual Result<std::string> exact_source(std::span<const uint8_t> exact_key) const = 0;
-
   // The generated source of a fallback family's ubershader.
   virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
-
-  // The emitter and version behind exact_source / fallback_source ("nv2a-exact/1"): part of every compiled
+  // The emitter and version behind exact_source / fallback_source ("<guest>-exact/1"): part of every compiled
   // artifact's identity, so that a new emitter version never meets an older one's entries.
   virtual std::string exact_emitter_id() const = 0;
   virtual std::string fallback_emitter_id() const = 0;
-
-  // The pass-through vertex shader of a pipeline: a function of the host's vertex attributes and of the
-  // inputs the fragment module reads (together, the pipeline's vertex interface).
+  // The vertex shader of a pipeline: a function of the host's vertex attributes and of the inputs the
+  // fragment module reads (together, the pipeline's vertex interface).
   virtual Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const = 0;
-  // The vertex shader of a dynamic-state fallback pipeline: reads every location the guest can supply
-  // (vertex_attribute_defaults().location_mask; location = semantic) and writes what `fragment` reads, so one
-  // module serves any vertex layout the host sets at draw time (absent locations are fed their defaults).
+  // The vertex shader of a dynamic-state fallback pipeline: reads every location of
+  // vertex_attribute_defaults().location_mask and writes what `fragment` reads, so one module serves any vertex
+  // layout the host sets at draw time (absent locations are fed their defaults).
   virtual Result<std::string> dynamic_vertex_source(const compile::Reflection& fragment) const = 0;
   // The location mask and defaults that vertex shader's inputs assume: a location the host supplies no
-  // attribute for must read exactly what vertex_source's shader passes for a missing semantic.
+  // attribute for must read exactly what vertex_source's shader reads there.
   virtual VertexAttributeDefaults vertex_attribute_defaults() const = 0;
   virtual std::string vertex_emitter_id() const = 0;
 
+  // ---- the reader side: verify, inspect, reports ----
   // The stable number of an admission reason (a ProgramKeys::rejection name) that bundles store; 0 is
   // "admitted" (empty name). Unknown names map to UINT32_MAX.
   virtual uint32_t rejection_code(std::string_view reason) const = 0;
+  // The name of a stored rejection code; "unknown_<code>" for a code this model does not define.
+  virtual std::string rejection_name(uint32_t code) const = 0;
+  // Decodes an exact key of this model and runs admission on it again; an error when the bytes are not one.
+  virtual Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const = 0;
+  // Checks that bytes are a family key of this model (an error naming what is wrong otherwise).
+  virtual Status check_family_key(std::span<const uint8_t> family_key) const = 0;
 
-  // Checks a record's "dynamic" object (runtime values: never part of a key).
-  virtual Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                               const json::Pointer& pointer) const = 0;
+  // ---- test vectors (optional) ----
+  // Runs one of this guest's vector files on the engines asked for (`executor` is set when exact or
+  // fallback is). An error when the file as a whole cannot be read; a case it cannot read is a failed case.
+  // Models without a vector format keep this default, which says so.
+  virtual Result<std::vector<VectorCaseOutcome>> check_vector_file(const std::string& path, const VectorEngines& engines,
+                                                                   vulkan::Executor* executor) const;
 };
 
 }  // namespace shaderbake

@@ -232,6 +232,40 @@ Result<size_t> for_each_element(od::value& value, size_t max, const RecordContex
   return count;
 }
 
+// One value of a record handed to a decoder as text of its own (a trace record's "program" or "dynamic"
+// object, which the record reader slices out without parsing it). parse() parses it with the record's
+// parser and calls decode(od::value& root, const RecordContext& ctx); positions in errors are located in the
+// record, and nesting is counted from the record's root. The text must stay valid and padded (`capacity`
+// readable bytes from its start, at least text.size() + simdjson::SIMDJSON_PADDING) while parse runs, and the
+// value decode sees lives until the parser's next use. Not thread-safe: the parser is shared. A FieldText
+// refers to its pointer: build both in the scope that uses them.
+class FieldText {
+ public:
+  FieldText(std::string_view text, size_t capacity, const RecordContext& record, const Pointer& pointer,
+            od::parser& parser)
+      : text_(text), capacity_(capacity), record_(record.nested(1)), pointer_(pointer), parser_(&parser) {}
+
+  std::string_view text() const { return text_; }
+  const Pointer& pointer() const { return pointer_; }  // the value's JSON pointer in its record ("/program")
+
+  template <class Decode>
+  auto parse(Decode&& decode) const -> decltype(decode(std::declval<od::value&>(), std::declval<const RecordContext&>())) {
+    od::document doc;
+    if (auto err = parser_->iterate(text_.data(), text_.size(), capacity_).get(doc))
+      return record_.json_error(err, text_.data(), pointer_);
+    od::value root;
+    if (auto err = doc.get_value().get(root)) return record_.json_error(err, text_.data(), pointer_);
+    return decode(root, record_);
+  }
+
+ private:
+  std::string_view text_;
+  size_t capacity_;
+  RecordContext record_;
+  const Pointer& pointer_;
+  od::parser* parser_;
+};
+
 // A missing_field error for the first name in `required` (indices into names) that `seen` lacks, or ok.
 Status require_fields(uint64_t seen, std::span<const std::string_view> names, std::span<const size_t> required,
                       const RecordContext& ctx, const char* at, const Pointer& pointer);

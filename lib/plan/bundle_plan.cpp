@@ -70,6 +70,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   out.unique_sources = fragments.unique_sources;
 
   bundle::BundleIdentity identity;
+  identity.guest = model.guest_id();
+  identity.key_schema = model.key_schema();
   identity.guest_name = std::string(model.name());
   identity.toolchain_fingerprint = compile::toolchain_fingerprint();
   identity.generators["exact"] = model.exact_emitter_id();

@@ -28,8 +28,9 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host, int64_t frame) {
   if (!program_drawn_[program]) {
     program_drawn_[program] = true;
     ++programs_drawn_;
-    if (model_ != nullptr) {
-      auto source = model_->exact_source(reader_.exact_keys().bytes(program));
+    // A draw was read, so a capture record named the model.
+    if (count_sources_) {
+      auto source = reader_.model()->exact_source(reader_.exact_keys().bytes(program));
       if (source)
         sources_.intern({reinterpret_cast<const uint8_t*>(source->data()), source->size()});
       else

@@ -39,9 +39,11 @@ struct DedupeCounts {
 // so the per-draw cost is one hash lookup. Memory grows with unique pairs and frames, not with draws.
 class KeyCensus final : public trace::DrawConsumer {
  public:
-  // `model`, when given, generates each drawn program's exact source once, for unique_sources.
-  explicit KeyCensus(const trace::TraceReader& reader, const GuestModel* model = nullptr)
-      : reader_(reader), model_(model) {}
+  // Sources::count generates each drawn program's exact source once (with the reader's guest model), for
+  // unique_sources.
+  enum class Sources : uint8_t { skip, count };
+  explicit KeyCensus(const trace::TraceReader& reader, Sources sources = Sources::skip)
+      : reader_(reader), count_sources_(sources == Sources::count) {}
 
   void on_draw(const trace::DrawEvent& draw) override;
 
@@ -63,7 +65,7 @@ class KeyCensus final : public trace::DrawConsumer {
   void add_pair(uint32_t program, uint32_t host, int64_t frame);
 
   const trace::TraceReader& reader_;
-  const GuestModel* model_;
+  bool count_sources_;
   KeyInterner sources_;
   uint64_t source_failures_ = 0;
   uint64_t draws_ = 0;

@@ -137,11 +137,12 @@ class TraceReader::FileState {
   Status capture(std::string_view text, std::string_view format, std::string_view guest, bool has_format,
                  bool has_guest, const json::RecordContext& ctx);
 
-  // Opens `text` (an object slice of the record, one level below its root) as its own document on the
+  // `text` (an object slice of the record, one level below its root) as a value of its own, parsed on the
   // field parser.
-  template <class Decode>
-  auto decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer, const json::Pointer& pointer,
-                    Decode&& decode) -> decltype(decode(std::declval<od::value&>(), outer));
+  json::FieldText slice(std::string_view text, size_t capacity, const json::RecordContext& outer,
+                        const json::Pointer& pointer) {
+    return json::FieldText(text, capacity, outer, pointer, r_.field_parser_);
+  }
 
   TraceReader& r_;
   DrawConsumer& consumer_;
@@ -214,29 +215,14 @@ Status TraceReader::FileState::finish() {
   return bad(std::move(e), true);
 }
 
-template <class Decode>
-auto TraceReader::FileState::decode_slice(std::string_view text, size_t capacity, const json::RecordContext& outer,
-                                          const json::Pointer& pointer, Decode&& decode)
-    -> decltype(decode(std::declval<od::value&>(), outer)) {
-  // The slice lies inside the record, so the record's context locates its positions too (lazily, on
-  // error); its nesting is counted from the record's root, one level above the slice's.
-  const json::RecordContext ctx = outer.nested(1);
-  od::document doc;
-  if (auto err = r_.field_parser_.iterate(text.data(), text.size(), capacity).get(doc))
-    return ctx.json_error(err, text.data(), pointer);
-  od::value root;
-  if (auto err = doc.get_value().get(root)) return ctx.json_error(err, text.data(), pointer);
-  return decode(root, ctx);
-}
 Result<uint32_t> TraceReader::FileState::program_of(std::string_view text, size_t capacity,
                                                     const json::RecordContext& outer) {
   const KeyHash text_hash = KeyHash::of(as_bytes(text));
   const uint32_t known = r_.program_texts_.find(as_bytes(text), text_hash);
   if (known != KeyInterner::kAbsent) return r_.program_of_text_[known];
 
-  auto keys = decode_slice(text, capacity, outer, "/program", [&](od::value& root, const json::RecordContext& ctx) {
-    return r_.model_.decode_program(root, ctx, "/program");
-  });
+  const json::Pointer pointer("/program");
+  auto keys = r_.model_->decode_program(slice(text, capacity, outer, pointer));
   if (!keys) return std::move(keys).error();
   const auto program = r_.exact_keys_.intern(keys->exact_key);
   if (program.inserted) {
@@ -256,8 +242,9 @@ Result<uint32_t> TraceReader::FileState::host_of(std::string_view text, size_t c
   const uint32_t known = r_.host_texts_.find(as_bytes(text), text_hash);
   if (known != KeyInterner::kAbsent) return r_.host_of_text_[known];
 
-  auto state = decode_slice(text, capacity, outer, "/host", [&](od::value& root, const json::RecordContext& ctx) {
-    return decode_host_state(root, ctx, "/host");
+  const json::Pointer pointer("/host");
+  auto state = slice(text, capacity, outer, pointer).parse([&](od::value& root, const json::RecordContext& ctx) {
+    return decode_host_state(root, ctx, pointer);
   });
   if (!state) return std::move(state).error();
   std::array<uint8_t, SBK_HOST_STATE_MAX_SIZE> bytes{};
@@ -278,9 +265,8 @@ Status TraceReader::FileState::check_dynamic(std::string_view text, size_t capac
   // Dynamic values often repeat byte for byte; a text that passed once passes again.
   const KeyHash text_hash = KeyHash::of(as_bytes(text));
   if (r_.dynamic_texts_.find(as_bytes(text), text_hash) != KeyInterner::kAbsent) return ok_status();
-  Status checked = decode_slice(text, capacity, outer, "/dynamic", [&](od::value& root, const json::RecordContext& ctx) {
-    return r_.model_.check_dynamic(root, ctx, "/dynamic");
-  });
+  const json::Pointer pointer("/dynamic");
+  Status checked = r_.model_->check_dynamic(slice(text, capacity, outer, pointer));
   if (checked && r_.dynamic_texts_.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes)
     r_.dynamic_texts_.intern(as_bytes(text), text_hash);
   return checked;
@@ -300,11 +286,22 @@ Status TraceReader::FileState::capture(std::string_view text, std::string_view f
                true);
   if (!has_guest)
     return bad(ctx.error(text.data(), "/guest", "missing_field", "the capture record has no \"guest\""), true);
-  if (guest != r_.model_.name())
+  // The first capture record read names the model of every file after it: keys of two guests never meet
+  // in one read.
+  if (r_.model_ != nullptr && guest != r_.model_->name())
     return bad(ctx.error(text.data(), "/guest", "wrong_guest",
-                         "trace is for guest \"" + std::string(guest.substr(0, 60)) + "\", but this build reads \"" +
-                             std::string(r_.model_.name()) + "\""),
+                         "trace is for guest \"" + std::string(guest.substr(0, 60)) + "\", but the traces read before it are for \"" +
+                             std::string(r_.model_->name()) + "\" (one read is of one guest)"),
                true);
+  if (r_.model_ == nullptr) {
+    const GuestModel* model = r_.catalog_.find(guest);
+    if (model == nullptr)
+      return bad(ctx.error(text.data(), "/guest", "wrong_guest",
+                           "trace is for guest \"" + std::string(guest.substr(0, 60)) + "\", but this build reads " +
+                               (r_.catalog_.models().size() == 1 ? "\"" + r_.catalog_.names() + "\"" : "one of: " + r_.catalog_.names())),
+                 true);
+    r_.model_ = model;
+  }
   summary_.capture = std::string(text);
   return ok_status();
 }
@@ -449,10 +446,10 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     if (!(seen & kObjectFields & ~reads & ~mistyped)) break;  // the common case: none
     if (!has(i) || (reads & bit(i)) || (mistyped & bit(i))) continue;
     const json::Pointer pointer(record_root, kNames[i]);
-    Status valid = decode_slice(strings[i], slice_capacity(strings[i]), ctx, pointer,
-                                [&](od::value& root, const json::RecordContext& c) -> Status {
-                                  return json::skip_validated(root, c, pointer);
-                                });
+    Status valid = slice(strings[i], slice_capacity(strings[i]), ctx, pointer)
+                       .parse([&](od::value& root, const json::RecordContext& c) -> Status {
+                         return json::skip_validated(root, c, pointer);
+                       });
     if (!valid) return bad(relocate(std::move(valid).error()));
   }
   // The first field (in the text) that this record type reads but that has another JSON type.
@@ -570,8 +567,11 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
   return ok_status();
 }
 
+TraceReader::TraceReader(const GuestCatalog& catalog, ReaderOptions options, DiagnosticSink& sink)
+    : catalog_(catalog), options_(options), sink_(sink) {}
+
 TraceReader::TraceReader(const GuestModel& model, ReaderOptions options, DiagnosticSink& sink)
-    : model_(model), options_(options), sink_(sink) {}
+    : catalog_({&model}), options_(options), sink_(sink) {}
 
 TraceReader::~TraceReader() = default;
 

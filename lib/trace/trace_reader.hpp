@@ -15,6 +15,7 @@
 #include "lib/core/content_digest.hpp"
 #include "lib/core/diagnostics.hpp"
 #include "lib/core/key_interner.hpp"
+#include "lib/guest/guest_catalog.hpp"
 #include "lib/guest/guest_model.hpp"
 #include "lib/json/json_reader.hpp"
 #include "runtime_loader/shaderbake.h"
@@ -107,6 +108,10 @@ struct FileSummary {
 // Not thread-safe: use one reader per thread.
 class TraceReader {
  public:
+  // The first capture record read picks the guest model from `catalog` by its "guest"; every later file must
+  // be of the same guest (wrong_guest otherwise, the file unusable).
+  TraceReader(const GuestCatalog& catalog, ReaderOptions options, DiagnosticSink& sink);
+  // A reader of one guest model's traces only.
   TraceReader(const GuestModel& model, ReaderOptions options, DiagnosticSink& sink);
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
@@ -119,6 +124,8 @@ class TraceReader {
   // Reads trace text held in memory (`name` is used in locations; `document_form` selects {"records": [...]}).
   Status read_text(std::string_view name, std::string_view text, bool document_form, DrawConsumer& consumer);
 
+  // The guest model of the traces read: nullptr until a file's capture record has been read.
+  const GuestModel* model() const { return model_; }
   const KeyInterner& exact_keys() const { return exact_keys_; }
   const KeyInterner& family_keys() const { return family_keys_; }
   const KeyInterner& host_states() const { return host_states_; }
@@ -143,7 +150,8 @@ class TraceReader {
   uint32_t max_depth() const;
   uint64_t max_record_bytes() const;
 
-  const GuestModel& model_;
+  const GuestCatalog catalog_;
+  const GuestModel* model_ = nullptr;
   ReaderOptions options_;
   DiagnosticSink& sink_;
 

@@ -19,7 +19,7 @@ namespace shaderbake::vulkan {
 //
 // This header needs no Vulkan header; the implementation links the Vulkan loader (target shaderbake_vulkan).
 
-// Same numbering as sbk_sampler_dim in runtime_loader/shaderbake_nv2a.h.
+// The dimensionality of a sampled image (2D, 3D, cube), numbered as the guest runtime headers number them.
 enum class SamplerDim : uint8_t { dim2d = 1, dim3d = 2, cube = 3 };
 
 // A combined image sampler at `binding` of descriptor set 0: a 1x1 (2D), 1x1x1 (3D) or 1x1-per-face (cube)

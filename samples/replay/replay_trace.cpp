@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "lib/trace/trace_reader.hpp"
 
 namespace shaderbake::replay {

@@ -8,11 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "lib/bundle/bundle_verify.hpp"
 #include "tests/bundle/bundle_patch.hpp"
 
 namespace shaderbake::bundle {
 namespace {
+
+// The samples are nv2a bundles.
+const nv2a::Nv2aGuestModel kGuest;
 
 const std::string kCorpus = std::string(SHADERBAKE_SOURCE_DIR) + "/tests/fuzz/corpus/bundle/";
 
@@ -67,7 +71,7 @@ TEST(BundleChecks, every_intact_corpus_bundle_passes_verify_and_the_checks_befor
   for (const char* seed : {"tiny.sbk", "ref_head400.sbk", "ref_no_dictionary_failed_entry.sbk"}) {
     OpenBundle b(testing::PatchableBundle::read(kCorpus + seed).bytes);
     ASSERT_EQ(b.result(), SBK_OK) << seed;
-    const auto verified = verify_bundle(b.handle());
+    const auto verified = verify_bundle(b.handle(), kGuest);
     EXPECT_TRUE(all_passed(verified)) << seed << ":\n" << all_failures(verified);
     const auto before_driver = check_before_driver(b.handle());
     EXPECT_TRUE(all_passed(before_driver)) << seed << ":\n" << all_failures(before_driver);
@@ -114,7 +118,7 @@ TEST_P(DirectoryRules, verify_names_the_broken_rule_and_warm_refuses_the_bundle)
   for (const char* seed : {"tiny.sbk", "ref_head400.sbk"}) {
     OpenBundle b(crafted(seed, GetParam().craft).bytes);
     ASSERT_EQ(b.result(), SBK_OK) << seed;
-    const auto verified = verify_bundle(b.handle());
+    const auto verified = verify_bundle(b.handle(), kGuest);
     EXPECT_TRUE(names(verified, "index", GetParam().named)) << seed << ":\n" << all_failures(verified);
     EXPECT_TRUE(all_passed({family(verified, "sections"), 1})) << seed << ": the craft is sealed";
     EXPECT_FALSE(all_passed(check_before_driver(b.handle()))) << seed;
@@ -150,7 +154,7 @@ TEST_P(RouterDataRules, verify_names_the_broken_rule_and_the_checks_before_a_dri
   for (const char* seed : {"tiny.sbk", "ref_head400.sbk"}) {
     OpenBundle b(crafted(seed, GetParam().craft).bytes);
     ASSERT_EQ(b.result(), SBK_OK) << seed;
-    const auto verified = verify_bundle(b.handle());
+    const auto verified = verify_bundle(b.handle(), kGuest);
     EXPECT_TRUE(names(verified, GetParam().family, GetParam().named)) << seed << ":\n" << all_failures(verified);
     EXPECT_TRUE(all_passed({family(verified, "sections"), 1})) << seed << ": the craft is sealed";
     EXPECT_TRUE(all_passed({family(verified, "index"), 1})) << seed << ": the index is untouched";
@@ -179,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(BundleChecks, intact_router_data_is_checked_and_a_bundle_without_it_has_neither_family) {
   OpenBundle with(testing::PatchableBundle::read(kCorpus + "ref_head400.sbk").bytes);
   ASSERT_EQ(with.result(), SBK_OK);
-  const auto checks = verify_bundle(with.handle());
+  const auto checks = verify_bundle(with.handle(), kGuest);
   ASSERT_NE(family(checks, "dynamic_fallbacks"), nullptr);
   ASSERT_NE(family(checks, "prewarm"), nullptr);
   EXPECT_EQ(family(checks, "dynamic_fallbacks")->checked, sbk_bundle_dynamic_fallback_count(&with.handle()));
@@ -189,7 +193,7 @@ TEST(BundleChecks, intact_router_data_is_checked_and_a_bundle_without_it_has_nei
   OpenBundle without(crafted("ref_head400.sbk", "strip-router-data").bytes);
   ASSERT_EQ(without.result(), SBK_OK);
   EXPECT_EQ(sbk_bundle_format_minor(&without.handle()), 0u);
-  const auto stripped = verify_bundle(without.handle());
+  const auto stripped = verify_bundle(without.handle(), kGuest);
   EXPECT_TRUE(all_passed(stripped)) << all_failures(stripped);
   EXPECT_EQ(family(stripped, "dynamic_fallbacks"), nullptr);
   EXPECT_EQ(family(stripped, "prewarm"), nullptr);

@@ -12,7 +12,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 #include "guests/nv2a/oracle.hpp"
 #include "guests/nv2a/vectors.hpp"
 #include "lib/bundle/bundle_verify.hpp"
@@ -367,7 +367,8 @@ void driver_checks(const uint8_t* data, size_t size) {
                                                 XXH3_64bits(copy.bytes, 56)));
   require(sbk_bundle_open_memory(&bundle, copy.bytes, size) == SBK_OK);
   run_driver_checks(bundle);
-  (void)bundle::verify_bundle(bundle);
+  const nv2a::Nv2aGuestModel guest;
+  (void)bundle::verify_bundle(bundle, guest);
   sbk_bundle_close(&bundle);
 }
 

@@ -10,14 +10,15 @@ namespace shaderbake::nv2a {
 // Canonical keys of an nv2a program, computed by the runtime header (the one definition a renderer shares).
 ProgramKeys program_keys(const sbk_nv2a_program& program);
 
-// The nv2a guest model as lib/ sees it.
-class Nv2aGuestModel final : public GuestModel {
+// The nv2a guest model as lib/ sees it: ingest, emitters and the reader side. Running its test vectors on a
+// device is Nv2aGuest's (guests/nv2a/vector_check.hpp), which the registry lists.
+class Nv2aGuestModel : public GuestModel {
  public:
   std::string_view name() const override { return "nv2a"; }
-  Result<ProgramKeys> decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                     const json::Pointer& pointer) const override;
-  Status check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                       const json::Pointer& pointer) const override;
+  uint8_t guest_id() const override { return SBK_GUEST_NV2A; }
+  uint16_t key_schema() const override { return SBK_NV2A_KEY_SCHEMA_VERSION; }
+  Result<ProgramKeys> decode_program(const json::FieldText& program) const override;
+  Status check_dynamic(const json::FieldText& dynamic) const override;
   Result<std::string> exact_source(std::span<const uint8_t> exact_key) const override;
   Result<std::string> fallback_source(std::span<const uint8_t> family_key) const override;
   std::string exact_emitter_id() const override;
@@ -27,6 +28,9 @@ class Nv2aGuestModel final : public GuestModel {
   VertexAttributeDefaults vertex_attribute_defaults() const override;
   std::string vertex_emitter_id() const override;
   uint32_t rejection_code(std::string_view reason) const override;
+  std::string rejection_name(uint32_t code) const override;
+  Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const override;
+  Status check_family_key(std::span<const uint8_t> family_key) const override;
 };
 
 }  // namespace shaderbake::nv2a

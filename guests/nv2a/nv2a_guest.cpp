@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "guests/nv2a/guest_model.hpp"
+#include "guests/nv2a/nv2a_guest.hpp"
 
 #include "guests/nv2a/exact_emitter.hpp"
 #include "guests/nv2a/fallback_emitter.hpp"
@@ -18,16 +18,36 @@ ProgramKeys program_keys(const sbk_nv2a_program& program) {
   return keys;
 }
 
-Result<ProgramKeys> Nv2aGuestModel::decode_program(json::od::value& program, const json::RecordContext& ctx,
-                                                   const json::Pointer& pointer) const {
-  auto decoded = nv2a::decode_program(program, ctx, pointer);
+namespace {
+
+Error not_a_key(std::string_view kind) {
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = "not_a_guest_key";
+  e.message = "the key is not an nv2a " + std::string(kind) + " key of schema version " +
+              std::to_string(SBK_NV2A_KEY_SCHEMA_VERSION);
+  return e;
+}
+
+bool is_family_key(std::span<const uint8_t> key) {
+  return key.size() == SBK_NV2A_FAMILY_KEY_SIZE && key[0] == SBK_GUEST_NV2A && key[1] == SBK_KEY_KIND_FAMILY &&
+         (key[2] | (key[3] << 8)) == SBK_NV2A_KEY_SCHEMA_VERSION;
+}
+
+}  // namespace
+
+Result<ProgramKeys> Nv2aGuestModel::decode_program(const json::FieldText& program) const {
+  auto decoded = program.parse([&](json::od::value& root, const json::RecordContext& ctx) {
+    return nv2a::decode_program(root, ctx, program.pointer());
+  });
   if (!decoded) return std::move(decoded).error();
   return program_keys(*decoded);
 }
 
-Status Nv2aGuestModel::check_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
-                                     const json::Pointer& pointer) const {
-  auto decoded = nv2a::decode_dynamic(dynamic, ctx, pointer);
+Status Nv2aGuestModel::check_dynamic(const json::FieldText& dynamic) const {
+  auto decoded = dynamic.parse([&](json::od::value& root, const json::RecordContext& ctx) {
+    return nv2a::decode_dynamic(root, ctx, dynamic.pointer());
+  });
   if (!decoded) return std::move(decoded).error();
   return ok_status();
 }
@@ -35,22 +55,17 @@ Status Nv2aGuestModel::check_dynamic(json::od::value& dynamic, const json::Recor
 Result<std::string> Nv2aGuestModel::exact_source(std::span<const uint8_t> exact_key) const {
   sbk_nv2a_program program{};
   if (exact_key.size() != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(exact_key.data(), &program) != SBK_OK) {
-    Error e;
+    Error e = not_a_key("exact");
     e.kind = ErrorKind::internal;
-    e.reason = "not_an_nv2a_exact_key";
-    e.message = "the key is not an nv2a exact key of schema version " + std::to_string(SBK_NV2A_KEY_SCHEMA_VERSION);
     return e;
   }
   return emit_exact_fragment(program);
 }
 
 Result<std::string> Nv2aGuestModel::fallback_source(std::span<const uint8_t> family_key) const {
-  if (family_key.size() != SBK_NV2A_FAMILY_KEY_SIZE || family_key[0] != SBK_GUEST_NV2A ||
-      family_key[1] != SBK_KEY_KIND_FAMILY || (family_key[2] | (family_key[3] << 8)) != SBK_NV2A_KEY_SCHEMA_VERSION) {
-    Error e;
+  if (!is_family_key(family_key)) {
+    Error e = not_a_key("family");
     e.kind = ErrorKind::internal;
-    e.reason = "not_an_nv2a_family_key";
-    e.message = "the key is not an nv2a family key of schema version " + std::to_string(SBK_NV2A_KEY_SCHEMA_VERSION);
     return e;
   }
   return emit_fallback_fragment(family_key.data());
@@ -85,6 +100,34 @@ uint32_t Nv2aGuestModel::rejection_code(std::string_view reason) const {
   for (uint32_t r = 1; r < SBK_NV2A_REASON_COUNT; ++r)
     if (reason == sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(r))) return r;
   return UINT32_MAX;
+}
+
+std::string Nv2aGuestModel::rejection_name(uint32_t code) const {
+  if (code < SBK_NV2A_REASON_COUNT) return sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(code));
+  return "unknown_" + std::to_string(code);
+}
+
+Result<ExactKeyView> Nv2aGuestModel::describe_exact_key(std::span<const uint8_t> exact_key) const {
+  sbk_nv2a_program program{};
+  if (exact_key.size() != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(exact_key.data(), &program) != SBK_OK)
+    return not_a_key("exact");
+  ExactKeyView view;
+  view.program = program_json(program);
+  const char* where = nullptr;
+  const sbk_nv2a_reason reason = sbk_nv2a_admit(&program, &where);
+  view.admission = reason;
+  if (reason != SBK_NV2A_OK) {
+    view.admission_where = where != nullptr ? where : "";
+  } else {
+    view.family_key.resize(SBK_NV2A_FAMILY_KEY_SIZE);
+    sbk_nv2a_encode_family_key(&program, view.family_key.data());
+  }
+  return view;
+}
+
+Status Nv2aGuestModel::check_family_key(std::span<const uint8_t> family_key) const {
+  if (!is_family_key(family_key)) return not_a_key("family");
+  return ok_status();
 }
 
 }  // namespace shaderbake::nv2a
