@@ -83,9 +83,9 @@ sbk_host_state base_host() {
   h.bindings[0] = {0, 28, 0};
   h.bindings[1] = {1, 8, 0};
   h.attribute_count = 3;
-  h.attributes[0] = {SBK_SEMANTIC_POSITION, 0, 109, 0};
-  h.attributes[1] = {SBK_SEMANTIC_DIFFUSE, 0, 44, 16};
-  h.attributes[2] = {SBK_SEMANTIC_TEXCOORD0, 1, 103, 0};
+  h.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, 109, 0};
+  h.attributes[1] = {SBK_NV2A_LOCATION_DIFFUSE, 0, 44, 16};
+  h.attributes[2] = {SBK_NV2A_LOCATION_TEXCOORD0, 1, 103, 0};
   return h;
 }
 
@@ -97,7 +97,7 @@ std::vector<sbk_host_state> host_states() {
   hosts[2].depth_compare = 2;
   hosts[3].blend[0] = {1, 1, 1, 0, 1, 1, 0, 7};
   hosts[3].attribute_count = 4;
-  hosts[3].attributes[3] = {SBK_SEMANTIC_TEXCOORD1, 1, 103, 0};
+  hosts[3].attributes[3] = {SBK_NV2A_LOCATION_TEXCOORD1, 1, 103, 0};
   return hosts;
 }
 

@@ -101,7 +101,7 @@ nlohmann::ordered_json host_state_json(const sbk_host_state& h) {
                                   {"rate", vn::name_of(vn::input_rates(), h.bindings[i].input_rate)}});
   vertex["attributes"] = nlohmann::ordered_json::array();
   for (uint32_t i = 0; i < h.attribute_count && i < SBK_MAX_VERTEX_ATTRIBUTES; ++i)
-    vertex["attributes"].push_back({{"semantic", vn::name_of(vn::vertex_semantics(), h.attributes[i].semantic)},
+    vertex["attributes"].push_back({{"location", h.attributes[i].location},
                                     {"binding", h.attributes[i].binding},
                                     {"format", vn::name_of(vn::vertex_formats(), h.attributes[i].format)},
                                     {"offset", h.attributes[i].offset}});

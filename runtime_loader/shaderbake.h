@@ -109,18 +109,6 @@ enum { SBK_ROUTE_EXACT = 1, SBK_ROUTE_FALLBACK = 2 };
 #define SBK_MAX_VERTEX_BINDINGS 16
 #define SBK_MAX_VERTEX_ATTRIBUTES 16
 
-/* Vertex semantics of the guest vertex interface (the pass-through vertex shader's inputs). */
-typedef enum sbk_vertex_semantic {
-  SBK_SEMANTIC_POSITION = 0,
-  SBK_SEMANTIC_DIFFUSE = 1,
-  SBK_SEMANTIC_SPECULAR = 2,
-  SBK_SEMANTIC_FOG = 3,
-  SBK_SEMANTIC_TEXCOORD0 = 4,
-  SBK_SEMANTIC_TEXCOORD1 = 5,
-  SBK_SEMANTIC_TEXCOORD2 = 6,
-  SBK_SEMANTIC_TEXCOORD3 = 7,
-  SBK_SEMANTIC_COUNT = 8
-} sbk_vertex_semantic;
 
 /* Pipeline state a renderer may declare dynamic; a dynamic value never reaches a key. */
 enum {
@@ -158,7 +146,7 @@ typedef struct sbk_vertex_binding {
 } sbk_vertex_binding;
 
 typedef struct sbk_vertex_attribute {
-  uint32_t semantic; /* sbk_vertex_semantic */
+  uint32_t location; /* the vertex shader input it feeds: 0 .. SBK_VERTEX_LOCATIONS - 1, each at most once */
   uint32_t binding;
   uint32_t format; /* VkFormat */
   uint32_t offset;
@@ -187,10 +175,10 @@ typedef struct sbk_host_state {
    1 + SBK_MAX_VERTEX_ATTRIBUTES * 10)
 
 /* Checks a host state and writes its canonical encoding. Bindings are ordered by binding number and
- * attributes by semantic, so the caller's order never matters; fields of disabled features (depth state
+ * attributes by location, so the caller's order never matters; fields of disabled features (depth state
  * without a depth test or without a depth attachment, stencil state without a stencil test or stencil
  * aspect, blend factors of a disabled attachment, values declared dynamic) are written as zero.
- * Returns SBK_ERROR_INVALID_STATE for an out-of-range enum or count, a duplicate binding or semantic, or an
+ * Returns SBK_ERROR_INVALID_STATE for an out-of-range enum or count, a duplicate binding or location, or an
  * attribute whose binding is not declared. */
 SBK_API sbk_result sbk_encode_host_state(const sbk_host_state* state, uint8_t* out, size_t capacity,
                                          size_t* size_out);
@@ -455,7 +443,7 @@ SBK_API void sbk_attachment_signature_of(const sbk_host_state* host, sbk_attachm
 /* A dynamic-state fallback pipeline: with VK_EXT_extended_dynamic_state 1/2/3 and
  * VK_EXT_vertex_input_dynamic_state, one pipeline of these modules and layout serves every host state of the
  * family whose attachment signature is `signature`; the rest of the host state is set at the draw. The vertex
- * module reads every location of the bundle's location mask (location L = semantic L); a location the host
+ * module reads every location of the bundle's location mask; a location the host
  * state supplies no attribute for is fed its default (sbk_bundle_vertex_defaults). */
 typedef struct sbk_dynamic_fallback {
   uint32_t family_entry, vertex_module, fragment_module, layout;
@@ -646,7 +634,7 @@ static void sbk__put_stencil_face(sbk__writer* w, const sbk_stencil_face* f, uin
 }
 
 static sbk_result sbk__check_host_state(const sbk_host_state* s) {
-  uint32_t i, j, seen_semantics = 0;
+  uint32_t i, j, seen_locations = 0;
   if (s->topology > 5 || s->polygon_mode > 2 || s->cull_mode > 3 || s->front_face > 1) return SBK_ERROR_INVALID_STATE;
   if (s->depth_test > 1 || s->depth_write > 1 || s->depth_compare > 7 || s->stencil_test > 1)
     return SBK_ERROR_INVALID_STATE;
@@ -675,9 +663,9 @@ static sbk_result sbk__check_host_state(const sbk_host_state* s) {
   for (i = 0; i < s->attribute_count; ++i) {
     const sbk_vertex_attribute* a = &s->attributes[i];
     int binding_declared = 0;
-    if (a->semantic >= SBK_SEMANTIC_COUNT || a->format == 0u) return SBK_ERROR_INVALID_STATE;
-    if (seen_semantics & (1u << a->semantic)) return SBK_ERROR_INVALID_STATE;
-    seen_semantics |= 1u << a->semantic;
+    if (a->location >= SBK_VERTEX_LOCATIONS || a->format == 0u) return SBK_ERROR_INVALID_STATE;
+    if (seen_locations & (1u << a->location)) return SBK_ERROR_INVALID_STATE;
+    seen_locations |= 1u << a->location;
     for (j = 0; j < s->binding_count; ++j)
       if (s->bindings[j].binding == a->binding) binding_declared = 1;
     if (!binding_declared) return SBK_ERROR_INVALID_STATE;
@@ -741,13 +729,13 @@ static void sbk__put_host_state(sbk__writer* w, const sbk_host_state* s) {
       have_last = 1;
     }
   }
-  /* Attributes in semantic order (semantics were checked to be distinct). */
+  /* Attributes in location order (locations were checked to be distinct). */
   sbk__put_u8(w, s->attribute_count);
-  for (n = 0; n < SBK_SEMANTIC_COUNT; ++n) {
+  for (n = 0; n < SBK_VERTEX_LOCATIONS; ++n) {
     for (i = 0; i < s->attribute_count; ++i) {
       const sbk_vertex_attribute* a = &s->attributes[i];
-      if (a->semantic != n) continue;
-      sbk__put_u8(w, a->semantic);
+      if (a->location != n) continue;
+      sbk__put_u8(w, a->location);
       sbk__put_u8(w, a->binding);
       sbk__put_u32(w, a->format);
       sbk__put_u32(w, a->offset);
@@ -880,7 +868,7 @@ SBK_API sbk_result sbk_decode_host_state(const uint8_t* bytes, size_t size, sbk_
   out->attribute_count = sbk__take_u8(&r);
   if (out->attribute_count > SBK_MAX_VERTEX_ATTRIBUTES) return SBK_ERROR_INVALID_STATE;
   for (i = 0; i < out->attribute_count; ++i) {
-    out->attributes[i].semantic = sbk__take_u8(&r);
+    out->attributes[i].location = sbk__take_u8(&r);
     out->attributes[i].binding = sbk__take_u8(&r);
     out->attributes[i].format = sbk__take_u32(&r);
     out->attributes[i].offset = sbk__take_u32(&r);

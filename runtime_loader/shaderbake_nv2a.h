@@ -34,6 +34,21 @@ extern "C" {
 #define SBK_NV2A_TEXTURE_STAGES 4
 #define SBK_NV2A_KEY_SCHEMA_VERSION 1
 
+/* The vertex shader input location of each nv2a vertex attribute: what a renderer puts in
+ * sbk_vertex_attribute.location, and what the semantic names of a trace of format /1 ("position",
+ * "diffuse", ... "texcoord3") stand for. */
+typedef enum sbk_nv2a_vertex_location {
+  SBK_NV2A_LOCATION_POSITION = 0,
+  SBK_NV2A_LOCATION_DIFFUSE = 1,
+  SBK_NV2A_LOCATION_SPECULAR = 2,
+  SBK_NV2A_LOCATION_FOG = 3,
+  SBK_NV2A_LOCATION_TEXCOORD0 = 4,
+  SBK_NV2A_LOCATION_TEXCOORD1 = 5,
+  SBK_NV2A_LOCATION_TEXCOORD2 = 6,
+  SBK_NV2A_LOCATION_TEXCOORD3 = 7,
+  SBK_NV2A_LOCATION_COUNT = 8
+} sbk_nv2a_vertex_location;
+
 /* Texture shader program of one texture stage (5 bits in hardware). */
 typedef enum sbk_nv2a_texture_mode {
   SBK_NV2A_TEXTURE_NONE = 0,
@@ -157,7 +172,7 @@ typedef enum sbk_nv2a_reason {
 /* Stable snake_case name of a reason ("invalid_register"). Never NULL. */
 SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason);
 
-/* Checks that `program` is a valid encoding with semantics shaderbake implements (emitters/nv2a/README.md, Semantics): the first
+/* Checks that `program` is a valid encoding with semantics shaderbake implements (guests/nv2a/README.md, Semantics): the first
  * problem found, or SBK_NV2A_OK. Only stages below the stage count and enabled texture stages are checked.
  * When `where` is not NULL it receives a short location of the problem ("stage 2 rgb output"). */
 SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, const char** where);

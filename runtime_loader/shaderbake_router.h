@@ -1749,11 +1749,11 @@ SBK_API void sbk_router_cmd_bind(const sbk_router* r, VkCommandBuffer cmd, const
       VkVertexInputAttributeDescription2EXT* d = &attributes[attribute_count++];
       memset(d, 0, sizeof *d);
       d->sType = VK_STRUCTURE_TYPE_VERTEX_INPUT_ATTRIBUTE_DESCRIPTION_2_EXT;
-      d->location = host->attributes[i].semantic;
+      d->location = host->attributes[i].location;
       d->binding = host->attributes[i].binding;
       d->format = (VkFormat)host->attributes[i].format;
       d->offset = host->attributes[i].offset;
-      if (host->attributes[i].semantic < 32) supplied |= 1u << host->attributes[i].semantic;
+      if (host->attributes[i].location < 32) supplied |= 1u << host->attributes[i].location;
     }
     {
       VkVertexInputBindingDescription2EXT* d = &bindings[binding_count++];

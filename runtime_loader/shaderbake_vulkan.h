@@ -16,8 +16,8 @@
  * to: keep it alive (and unmoved) until vkCreateGraphicsPipelines returns. Viewport and scissor are always
  * dynamic (a recipe has no values for them), on top of the key's dynamic states. The create info renders with
  * dynamic rendering (VkPipelineRenderingCreateInfo in pNext, formats from the key); to use a render pass
- * instead, set renderPass/subpass and clear pNext. Vertex attribute locations are the semantic numbers
- * (sbk_vertex_semantic), as the bundle's vertex modules read them.
+ * instead, set renderPass/subpass and clear pNext. Each vertex attribute goes to the location the host state
+ * names, as the bundle's vertex modules read them.
  */
 #include "shaderbake.h" /* outside the guard: see the top comment */
 
@@ -100,7 +100,7 @@ SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule ver
     s->bindings[i].inputRate = (VkVertexInputRate)host->bindings[i].input_rate;
   }
   for (i = 0; i < host->attribute_count; ++i) {
-    s->attributes[i].location = host->attributes[i].semantic;
+    s->attributes[i].location = host->attributes[i].location;
     s->attributes[i].binding = host->attributes[i].binding;
     s->attributes[i].format = (VkFormat)host->attributes[i].format;
     s->attributes[i].offset = host->attributes[i].offset;

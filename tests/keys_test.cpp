@@ -201,9 +201,9 @@ sbk_host_state base_host() {
   h.bindings[0] = {0, 28, 0};
   h.bindings[1] = {1, 8, 0};
   h.attribute_count = 3;
-  h.attributes[0] = {SBK_SEMANTIC_POSITION, 0, 109, 0};   // r32g32b32a32_sfloat
-  h.attributes[1] = {SBK_SEMANTIC_DIFFUSE, 0, 44, 16};    // b8g8r8a8_unorm
-  h.attributes[2] = {SBK_SEMANTIC_TEXCOORD0, 1, 103, 0};  // r32g32_sfloat
+  h.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, 109, 0};   // r32g32b32a32_sfloat
+  h.attributes[1] = {SBK_NV2A_LOCATION_DIFFUSE, 0, 44, 16};    // b8g8r8a8_unorm
+  h.attributes[2] = {SBK_NV2A_LOCATION_TEXCOORD0, 1, 103, 0};  // r32g32_sfloat
   return h;
 }
 
@@ -260,7 +260,7 @@ TEST(PipelineKey, every_enabled_host_field_changes_the_key) {
       {"attribute format", [](sbk_host_state& h) { h.attributes[1].format = 37; }},
       {"attribute offset", [](sbk_host_state& h) { h.attributes[1].offset = 12; }},
       {"attribute binding", [](sbk_host_state& h) { h.attributes[1].binding = 1; }},
-      {"attribute semantic", [](sbk_host_state& h) { h.attributes[2].semantic = SBK_SEMANTIC_TEXCOORD1; }},
+      {"attribute location", [](sbk_host_state& h) { h.attributes[2].location = SBK_NV2A_LOCATION_TEXCOORD1; }},
       {"attribute removed", [](sbk_host_state& h) { h.attribute_count = 2; }},
   };
   const Bytes base = pipeline_key(base_host());
@@ -329,7 +329,7 @@ TEST(HostState, inconsistent_states_are_refused) {
   };
   EXPECT_TRUE(refused([](sbk_host_state& h) { h.topology = 11; }));
   EXPECT_TRUE(refused([](sbk_host_state& h) { h.samples = 3; }));
-  EXPECT_TRUE(refused([](sbk_host_state& h) { h.attributes[1].semantic = SBK_SEMANTIC_POSITION; }));  // duplicate
+  EXPECT_TRUE(refused([](sbk_host_state& h) { h.attributes[1].location = SBK_NV2A_LOCATION_POSITION; }));  // duplicate
   EXPECT_TRUE(refused([](sbk_host_state& h) { h.attributes[2].binding = 5; }));  // undeclared binding
   EXPECT_TRUE(refused([](sbk_host_state& h) { h.bindings[1].binding = 0; }));    // duplicate binding
   EXPECT_TRUE(refused([](sbk_host_state& h) { h.color_count = 9; }));

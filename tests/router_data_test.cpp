@@ -671,7 +671,7 @@ TEST(RouterData, nv2a_dynamic_vertex_shader_reads_every_location_and_missing_sem
   host.binding_count = 1;
   host.bindings[0] = {0, 12, 0};
   host.attribute_count = 1;
-  host.attributes[0] = {SBK_SEMANTIC_POSITION, 0, 106, 0};  // r32g32b32_sfloat
+  host.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, 106, 0};  // r32g32b32_sfloat
   auto pass_through = model.vertex_source(host, fragment);
   ASSERT_TRUE(pass_through.ok());
   for (const char* line : {"  out_v0 = vec4(1.0);\n", "  out_v1 = vec4(0.0);\n", "  out_fog = vec4(1.0).x;\n",

@@ -108,10 +108,10 @@ static void test_host_state_layout(void) {
   h.bindings[1].binding = 0;
   h.bindings[1].stride = 16;
   h.attribute_count = 2;
-  h.attributes[0].semantic = SBK_SEMANTIC_TEXCOORD0;
+  h.attributes[0].location = SBK_NV2A_LOCATION_TEXCOORD0;
   h.attributes[0].binding = 3;
   h.attributes[0].format = 103;
-  h.attributes[1].semantic = SBK_SEMANTIC_POSITION;
+  h.attributes[1].location = SBK_NV2A_LOCATION_POSITION;
   h.attributes[1].binding = 0;
   h.attributes[1].format = 109;
 
@@ -131,8 +131,8 @@ static void test_host_state_layout(void) {
   put32(expected + n, 0); n += 4; put32(expected + n, 16); n += 4; expected[n++] = 0;
   put32(expected + n, 3); n += 4; put32(expected + n, 8); n += 4; expected[n++] = 0;
   expected[n++] = 2;                                                           /* attributes, by semantic */
-  expected[n++] = SBK_SEMANTIC_POSITION; expected[n++] = 0; put32(expected + n, 109); n += 4; put32(expected + n, 0); n += 4;
-  expected[n++] = SBK_SEMANTIC_TEXCOORD0; expected[n++] = 3; put32(expected + n, 103); n += 4; put32(expected + n, 0); n += 4;
+  expected[n++] = SBK_NV2A_LOCATION_POSITION; expected[n++] = 0; put32(expected + n, 109); n += 4; put32(expected + n, 0); n += 4;
+  expected[n++] = SBK_NV2A_LOCATION_TEXCOORD0; expected[n++] = 3; put32(expected + n, 103); n += 4; put32(expected + n, 0); n += 4;
 
   SBK_TEST_CHECK(sbk_encode_host_state(&h, out, sizeof out, &size) == SBK_OK);
   SBK_TEST_CHECK(size == n);

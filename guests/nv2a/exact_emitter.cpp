@@ -288,24 +288,24 @@ std::string glsl_vec4(const std::array<float, 4>& v) {
 uint32_t vertex_semantic_mask(const sbk_host_state& host) {
   uint32_t mask = 0;
   for (uint32_t i = 0; i < host.attribute_count && i < SBK_MAX_VERTEX_ATTRIBUTES; ++i)
-    if (host.attributes[i].semantic < SBK_SEMANTIC_COUNT) mask |= 1u << host.attributes[i].semantic;
+    if (host.attributes[i].location < SBK_NV2A_LOCATION_COUNT) mask |= 1u << host.attributes[i].location;
   return mask;
 }
 
 std::string emit_vertex_shader(uint32_t mask, uint32_t varyings) {
-  static const char* const kNames[SBK_SEMANTIC_COUNT] = {"position", "diffuse", "specular", "fog",
+  static const char* const kNames[SBK_NV2A_LOCATION_COUNT] = {"position", "diffuse", "specular", "fog",
                                                          "texcoord0", "texcoord1", "texcoord2", "texcoord3"};
   // Varying location l carries semantic l + 1 (v0 = diffuse, v1 = specular, fog, texcoord0-3).
   static const char* const kVaryings[7] = {"vec4 out_v0", "vec4 out_v1", "float out_fog", "vec4 out_tex0",
                                            "vec4 out_tex1", "vec4 out_tex2", "vec4 out_tex3"};
   std::string out = "#version 450\n// shaderbake nv2a pass-through vertex shader\n";
   auto value = [&](uint32_t s) { return ((mask >> s) & 1) ? std::string("a_") + kNames[s] : glsl_vec4(kSemanticDefaults[s]); };
-  for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s)
+  for (uint32_t s = 0; s < SBK_NV2A_LOCATION_COUNT; ++s)
     if ((mask >> s) & 1) out += "layout(location = " + std::to_string(s) + ") in vec4 a_" + kNames[s] + ";\n";
   for (uint32_t l = 0; l < 7; ++l)
     if ((varyings >> l) & 1) out += "layout(location = " + std::to_string(l) + ") out " + kVaryings[l] + ";\n";
   out += "\nvoid main() {\n";
-  out += "  gl_Position = " + value(SBK_SEMANTIC_POSITION) + ";\n";
+  out += "  gl_Position = " + value(SBK_NV2A_LOCATION_POSITION) + ";\n";
   for (uint32_t l = 0; l < 7; ++l) {
     if (!((varyings >> l) & 1)) continue;
     const std::string name = std::string(kVaryings[l]).substr(std::string(kVaryings[l]).find(' ') + 1);

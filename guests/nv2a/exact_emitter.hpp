@@ -33,7 +33,7 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
 // What a vertex semantic reads when the host supplies no attribute for it, per sbk_vertex_semantic: position
 // (0,0,0,1), diffuse white, specular black, fog 1, texcoords (0,0,0,1). The one table both the pass-through
 // shader's constants and a bundle's DYNAMIC_FALLBACKS defaults come from, so the two always agree.
-inline constexpr std::array<std::array<float, 4>, SBK_SEMANTIC_COUNT> kSemanticDefaults = {{
+inline constexpr std::array<std::array<float, 4>, SBK_NV2A_LOCATION_COUNT> kSemanticDefaults = {{
     {0.0f, 0.0f, 0.0f, 1.0f},  // position
     {1.0f, 1.0f, 1.0f, 1.0f},  // diffuse
     {0.0f, 0.0f, 0.0f, 0.0f},  // specular
@@ -45,7 +45,7 @@ inline constexpr std::array<std::array<float, 4>, SBK_SEMANTIC_COUNT> kSemanticD
 }};
 
 // Every semantic: the mask of a vertex shader that reads all of them (a dynamic-state fallback pipeline's).
-inline constexpr uint32_t kAllSemantics = (1u << SBK_SEMANTIC_COUNT) - 1u;
+inline constexpr uint32_t kAllSemantics = (1u << SBK_NV2A_LOCATION_COUNT) - 1u;
 
 // Emits the pass-through vertex shader of a host vertex layout: each present semantic is read at the
 // location equal to its sbk_vertex_semantic value and passed on to the fragment inputs of the layout

@@ -86,10 +86,19 @@ Result<std::string> Nv2aGuestModel::dynamic_vertex_source(const compile::Reflect
   return emit_vertex_shader(kAllSemantics, fragment_varyings(fragment));
 }
 
+std::span<const vulkan_names::Name> Nv2aGuestModel::vertex_semantics() const {
+  static constexpr vulkan_names::Name kSemantics[] = {
+      {"position", SBK_NV2A_LOCATION_POSITION},   {"diffuse", SBK_NV2A_LOCATION_DIFFUSE},
+      {"specular", SBK_NV2A_LOCATION_SPECULAR},   {"fog", SBK_NV2A_LOCATION_FOG},
+      {"texcoord0", SBK_NV2A_LOCATION_TEXCOORD0}, {"texcoord1", SBK_NV2A_LOCATION_TEXCOORD1},
+      {"texcoord2", SBK_NV2A_LOCATION_TEXCOORD2}, {"texcoord3", SBK_NV2A_LOCATION_TEXCOORD3}};
+  return kSemantics;
+}
+
 VertexAttributeDefaults Nv2aGuestModel::vertex_attribute_defaults() const {
   VertexAttributeDefaults out;
   out.location_mask = kAllSemantics;
-  for (uint32_t s = 0; s < SBK_SEMANTIC_COUNT; ++s) out.values[s] = kSemanticDefaults[s];
+  for (uint32_t s = 0; s < SBK_NV2A_LOCATION_COUNT; ++s) out.values[s] = kSemanticDefaults[s];
   return out;
 }
 

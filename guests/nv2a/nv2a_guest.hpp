@@ -25,6 +25,7 @@ class Nv2aGuestModel : public GuestModel {
   std::string fallback_emitter_id() const override;
   Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const override;
   Result<std::string> dynamic_vertex_source(const compile::Reflection& fragment) const override;
+  std::span<const vulkan_names::Name> vertex_semantics() const override;
   VertexAttributeDefaults vertex_attribute_defaults() const override;
   std::string vertex_emitter_id() const override;
   uint32_t rejection_code(std::string_view reason) const override;

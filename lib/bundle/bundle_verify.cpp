@@ -611,7 +611,7 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
     for (uint32_t i = 0; i < host.attribute_count; ++i) {
       const sbk_vertex_attribute& a = host.attributes[i];
       if (!known(vulkan_names::vertex_formats(), a.format) || a.offset > kMaxVertexInputAttributeOffset)
-        recipes.failures.push_back(name + ": vertex attribute " + std::to_string(a.semantic) + " has format " +
+        recipes.failures.push_back(name + ": vertex attribute at location " + std::to_string(a.location) + " has format " +
                                    std::to_string(a.format) + " at offset " + std::to_string(a.offset) +
                                    " (a format the trace format names, at most 2047 bytes in)");
     }
@@ -634,7 +634,7 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
       recipes.failures.push_back(name + ": its fragment module is not the one its fragment key's record names");
     for (const auto& input : vertex.reflection.inputs) {
       bool provided = false;
-      for (uint32_t a = 0; a < host.attribute_count; ++a) provided |= host.attributes[a].semantic == input.location;
+      for (uint32_t a = 0; a < host.attribute_count; ++a) provided |= host.attributes[a].location == input.location;
       if (!provided)
         recipes.failures.push_back(name + ": the vertex module reads location " + std::to_string(input.location) +
                                    " but the host state has no such attribute");

@@ -17,6 +17,7 @@
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
+#include "lib/trace/vulkan_names.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake {
@@ -85,6 +86,9 @@ class GuestModel {
   virtual Result<ProgramKeys> decode_program(const json::FieldText& program) const = 0;
   // Checks a record's "dynamic" value (runtime values: never part of a key).
   virtual Status check_dynamic(const json::FieldText& dynamic) const = 0;
+  // Trace format /1 named vertex attributes by the guest's semantics; the location each name stands for.
+  // Empty (the default) for a guest that has no /1 traces: their "semantic" then names nothing.
+  virtual std::span<const vulkan_names::Name> vertex_semantics() const { return {}; }
 
   // ---- emit ----
   // The generated source of the exact shader an exact key names (programs that behave alike can share

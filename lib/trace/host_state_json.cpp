@@ -162,10 +162,14 @@ Status decode_blend_attachment(value& v, sbk_blend_attachment* b, const RecordCo
   return ok_status();
 }
 
-Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, const json::Pointer& pointer) {
+Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, const json::Pointer& pointer,
+                     const AttributeNaming& naming) {
   static constexpr std::array<std::string_view, 2> kNames = {"bindings", "attributes"};
   static constexpr std::array<std::string_view, 3> kBindingNames = {"binding", "stride", "rate"};
-  static constexpr std::array<std::string_view, 4> kAttributeNames = {"semantic", "binding", "format", "offset"};
+  static constexpr std::array<std::string_view, 4> kAttributeNamesByLocation = {"location", "binding", "format", "offset"};
+  static constexpr std::array<std::string_view, 4> kAttributeNamesBySemantic = {"semantic", "binding", "format", "offset"};
+  const std::span<const std::string_view> kAttributeNames =
+      naming.by_semantic ? std::span<const std::string_view>(kAttributeNamesBySemantic) : kAttributeNamesByLocation;
   const char* at = json::token_position(v);
   auto obj = json::read_object(v, ctx, pointer);
   if (!obj) return std::move(obj).error();
@@ -203,7 +207,9 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
         item_status = json::for_each_field(
             *item_obj, kAttributeNames, true, ctx, ip, &item_seen, [&](size_t field, value& g, const json::Pointer& q) {
               switch (field) {
-                case 0: return read_name(g, names::vertex_semantics(), ctx, q, &a->semantic);
+                case 0:
+                  if (!naming.by_semantic) return read_uint_into(g, SBK_VERTEX_LOCATIONS - 1, ctx, q, &a->location);
+                  return read_name(g, naming.semantics, ctx, q, &a->location);
                 case 1: return read_uint_into(g, 255, ctx, q, &a->binding);
                 case 2: return read_name(g, names::vertex_formats(), ctx, q, &a->format);
                 default: return read_uint_into(g, 2047, ctx, q, &a->offset);
@@ -214,10 +220,11 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
           item_status = json::require_fields(item_seen, kAttributeNames, kRequired, ctx, item_at, ip);
         }
         for (size_t j = 0; item_status && j < k; ++j)
-          if (s->attributes[j].semantic == a->semantic)
+          if (s->attributes[j].location == a->location)
             item_status = ctx.error(item_at, ip, "invalid_host_state",
-                                    "vertex semantic " + names::name_of(names::vertex_semantics(), a->semantic) +
-                                        " appears twice");
+                                    naming.by_semantic
+                                        ? "vertex semantic " + names::name_of(naming.semantics, a->location) + " appears twice"
+                                        : "vertex location " + std::to_string(a->location) + " is fed twice");
       }
       return item_status;
     });
@@ -242,7 +249,8 @@ Status decode_vertex(value& v, sbk_host_state* s, const RecordContext& ctx, cons
 
 }  // namespace
 
-Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, const json::Pointer& pointer) {
+Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, const json::Pointer& pointer,
+                                         const AttributeNaming& naming) {
   static constexpr std::array<std::string_view, 12> kNames = {
       "topology", "polygon_mode", "cull_mode",    "front_face", "depth",   "stencil",
       "blend",    "color_formats", "depth_format", "samples",   "vertex", "dynamic_states"};
@@ -293,7 +301,7 @@ Result<sbk_host_state> decode_host_state(value& host, const RecordContext& ctx, 
           return ctx.error(sat, p, "out_of_range", p.str() + " must be 1, 2, 4, 8, 16, 32 or 64");
         return ok_status();
       }
-      case kVertex: return decode_vertex(f, &s, ctx, p);
+      case kVertex: return decode_vertex(f, &s, ctx, p, naming);
       default: {
         s.dynamic_states = 0;
         auto n = json::for_each_element(f, names::dynamic_states().size(), ctx, p, [&](value& item, size_t, const json::Pointer& ip) {

@@ -149,6 +149,7 @@ class TraceReader::FileState {
   FileSummary& summary_;
   uint32_t file_index_;
   bool capture_seen_ = false;
+  int version_ = 2;  // the capture record's trace format: 1 or 2
   bool abandoned_ = false;
   uint64_t lines_read_ = 0;
   Current current_;
@@ -239,12 +240,14 @@ Result<uint32_t> TraceReader::FileState::program_of(std::string_view text, size_
 Result<uint32_t> TraceReader::FileState::host_of(std::string_view text, size_t capacity,
                                                  const json::RecordContext& outer) {
   const KeyHash text_hash = KeyHash::of(as_bytes(text));
-  const uint32_t known = r_.host_texts_.find(as_bytes(text), text_hash);
-  if (known != KeyInterner::kAbsent) return r_.host_of_text_[known];
+  KeyInterner& texts = r_.host_texts_[version_ - 1];
+  std::vector<uint32_t>& host_of_text = r_.host_of_text_[version_ - 1];
+  const uint32_t known = texts.find(as_bytes(text), text_hash);
+  if (known != KeyInterner::kAbsent) return host_of_text[known];
 
   const json::Pointer pointer("/host");
   auto state = slice(text, capacity, outer, pointer).parse([&](od::value& root, const json::RecordContext& ctx) {
-    return decode_host_state(root, ctx, pointer);
+    return decode_host_state(root, ctx, pointer, {version_ == 1, r_.model_->vertex_semantics()});
   });
   if (!state) return std::move(state).error();
   std::array<uint8_t, SBK_HOST_STATE_MAX_SIZE> bytes{};
@@ -254,9 +257,9 @@ Result<uint32_t> TraceReader::FileState::host_of(std::string_view text, size_t c
   const auto interned = r_.host_states_.intern({bytes.data(), size});
   if (interned.inserted) r_.host_values_.push_back(*state);
   const uint32_t host = interned.index;
-  if (r_.host_texts_.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes) {
-    r_.host_texts_.intern(as_bytes(text), text_hash);
-    r_.host_of_text_.push_back(host);
+  if (texts.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes) {
+    texts.intern(as_bytes(text), text_hash);
+    host_of_text.push_back(host);
   }
   return host;
 }
@@ -279,11 +282,12 @@ Status TraceReader::FileState::capture(std::string_view text, std::string_view f
   capture_seen_ = true;
   if (!has_format)
     return bad(ctx.error(text.data(), "/format", "missing_field", "the capture record has no \"format\""), true);
-  if (format != kTraceFormat)
+  if (format != kTraceFormat && format != kTraceFormatV1)
     return bad(ctx.error(text.data(), "/format", "unsupported_format",
                          "trace format \"" + std::string(format.substr(0, 60)) + "\" is not supported; this reader speaks \"" +
-                             std::string(kTraceFormat) + "\""),
+                             std::string(kTraceFormat) + "\" and \"" + std::string(kTraceFormatV1) + "\""),
                true);
+  version_ = format == kTraceFormatV1 ? 1 : 2;
   if (!has_guest)
     return bad(ctx.error(text.data(), "/guest", "missing_field", "the capture record has no \"guest\""), true);
   // The first capture record read names the model of every file after it: keys of two guests never meet

@@ -3,6 +3,7 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,8 +23,11 @@
 
 namespace shaderbake::trace {
 
-// The trace format this reader speaks (schemas/trace.md, schemas/trace.schema.json).
-inline constexpr std::string_view kTraceFormat = "shaderbake-trace/1";
+// The trace formats this reader speaks (schemas/trace.md, schemas/trace.schema.json): /2, the current one,
+// names vertex attributes by shader location; /1 by the guest model's semantic names, and means exactly what
+// it meant.
+inline constexpr std::string_view kTraceFormat = "shaderbake-trace/2";
+inline constexpr std::string_view kTraceFormatV1 = "shaderbake-trace/1";
 
 struct ReaderOptions {
   // Stop at the first bad record instead of skipping and counting it.
@@ -165,8 +169,9 @@ class TraceReader {
   // Raw record texts already decoded: text -> program / host index.
   KeyInterner program_texts_;
   std::vector<uint32_t> program_of_text_;
-  KeyInterner host_texts_;
-  std::vector<uint32_t> host_of_text_;
+  // Host texts per trace format: the same text means different things in /1 and /2.
+  std::array<KeyInterner, 2> host_texts_;
+  std::array<std::vector<uint32_t>, 2> host_of_text_;
   KeyInterner dynamic_texts_;  // "dynamic" texts known to be valid
 
   simdjson::ondemand::parser record_parser_;

@@ -72,11 +72,6 @@ constexpr Name kDynamicStates[] = {
     {"stencil_write_mask", SBK_DYNAMIC_STENCIL_WRITE_MASK},
     {"stencil_reference", SBK_DYNAMIC_STENCIL_REFERENCE},
 };
-constexpr Name kSemantics[] = {
-    {"position", SBK_SEMANTIC_POSITION},   {"diffuse", SBK_SEMANTIC_DIFFUSE},     {"specular", SBK_SEMANTIC_SPECULAR},
-    {"fog", SBK_SEMANTIC_FOG},             {"texcoord0", SBK_SEMANTIC_TEXCOORD0}, {"texcoord1", SBK_SEMANTIC_TEXCOORD1},
-    {"texcoord2", SBK_SEMANTIC_TEXCOORD2}, {"texcoord3", SBK_SEMANTIC_TEXCOORD3},
-};
 constexpr Name kColorFormats[] = {
     {"r8g8b8a8_unorm", VK_FORMAT_R8G8B8A8_UNORM},
     {"r8g8b8a8_srgb", VK_FORMAT_R8G8B8A8_SRGB},
@@ -135,7 +130,6 @@ std::span<const Name> blend_factors() { return kBlendFactors; }
 std::span<const Name> blend_ops() { return kBlendOps; }
 std::span<const Name> input_rates() { return kInputRates; }
 std::span<const Name> dynamic_states() { return kDynamicStates; }
-std::span<const Name> vertex_semantics() { return kSemantics; }
 std::span<const Name> color_formats() { return kColorFormats; }
 std::span<const Name> depth_formats() { return kDepthFormats; }
 std::span<const Name> vertex_formats() { return kVertexFormats; }

@@ -27,7 +27,6 @@ std::span<const Name> blend_factors();
 std::span<const Name> blend_ops();
 std::span<const Name> input_rates();
 std::span<const Name> dynamic_states();   // value: SBK_DYNAMIC_* bit
-std::span<const Name> vertex_semantics(); // value: sbk_vertex_semantic
 std::span<const Name> color_formats();    // colour attachment formats
 std::span<const Name> depth_formats();    // depth/stencil attachment formats, "undefined" = none
 std::span<const Name> vertex_formats();   // vertex attribute formats

@@ -82,7 +82,7 @@ Result<double> warm_up_process(VkDevice device) {
   host.binding_count = 1;
   host.bindings[0] = {0, 16, VK_VERTEX_INPUT_RATE_VERTEX};
   host.attribute_count = 1;
-  host.attributes[0] = {SBK_SEMANTIC_POSITION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+  host.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
   {
     PipelineFactory factory(device, VK_NULL_HANDLE, "shaderbake-replay warm-up");
     auto layout = factory.create_layout(sbk_layout{});

@@ -192,7 +192,7 @@ Status FrameRenderer::prepare_vertex_data() {
     for (uint32_t a = 0; a < host.attribute_count; ++a) {
       const sbk_vertex_attribute& attribute = host.attributes[a];
       const uint32_t components = float32_components(attribute.format);
-      const bool position = attribute.semantic == SBK_SEMANTIC_POSITION;
+      const bool position = attribute.location == SBK_NV2A_LOCATION_POSITION;
       if (position && components == 0) continue;
       for (uint32_t b = 0; b < host.binding_count; ++b) {
         if (host.bindings[b].binding != attribute.binding) continue;

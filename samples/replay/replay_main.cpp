@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
                "per-frame first-use stalls with no bundle, a bundle, a bundle plus its driver cache, and the runtime "
                "router over the bundle"};
   Options options;
-  app.add_option("trace", options.trace, "Trace to replay (shaderbake-trace/1, .jsonl or .json)")->required();
+  app.add_option("trace", options.trace, "Trace to replay (shaderbake-trace/2 or /1, .jsonl or .json)")->required();
   app.add_option("--bundle", options.bundle, "Bundle to serve states from (shaderbake build; warmed for bundle+cache)");
   app.add_option("--mode", options.mode,
                  "none | bundle | bundle+cache | hybrid | hybrid+cache | all (the five, one after another), or a "

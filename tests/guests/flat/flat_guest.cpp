@@ -11,6 +11,7 @@ namespace shaderbake::flat {
 namespace {
 
 constexpr std::string_view kRejection = "reads_vertex_color";
+constexpr uint32_t kPositionLocation = 0, kColorLocation = 1;
 
 Error not_a_key(std::string_view kind) {
   Error e;
@@ -32,9 +33,9 @@ bool reads_colour_input(const compile::Reflection& fragment) {
   return false;
 }
 
-bool host_supplies(const sbk_host_state& host, uint32_t semantic) {
+bool host_supplies(const sbk_host_state& host, uint32_t location) {
   for (uint32_t i = 0; i < host.attribute_count; ++i)
-    if (host.attributes[i].semantic == semantic) return true;
+    if (host.attributes[i].location == location) return true;
   return false;
 }
 
@@ -128,7 +129,7 @@ Result<std::string> FlatGuest::fallback_source(std::span<const uint8_t> family) 
 }
 
 Result<std::string> FlatGuest::vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const {
-  return vertex_shader(host_supplies(host, SBK_SEMANTIC_POSITION), host_supplies(host, SBK_SEMANTIC_DIFFUSE),
+  return vertex_shader(host_supplies(host, kPositionLocation), host_supplies(host, kColorLocation),
                        reads_colour_input(fragment));
 }
 

@@ -15,7 +15,7 @@ namespace shaderbake::flat {
 // colour), u8[3] colour as r, g, b; alpha is runtime data, never in the key. Family key (4 bytes): guest,
 // kind (family), key schema. Admission: solid is admitted (the ubershader reads its colour from a uniform
 // block), vertex_color is rejected with reason reads_vertex_color (code 1).
-// Vertex locations: 0 position, 1 colour (the host state's semantics position and diffuse).
+// Vertex locations: 0 position, 1 colour. Its traces are of format /2 (it has no /1 semantic names).
 class FlatGuest final : public GuestModel {
  public:
   static constexpr uint8_t kGuestId = 250;  // outside the ids of shipped guests

@@ -33,7 +33,7 @@ int header_alone_core(void) {
   host.binding_count = 1;
   host.bindings[0].stride = 16;
   host.attribute_count = 1;
-  host.attributes[0].semantic = SBK_SEMANTIC_POSITION;
+  host.attributes[0].location = 0;
   host.attributes[0].format = 109; /* VK_FORMAT_R32G32B32A32_SFLOAT */
 
   failures += sbk_encode_host_state(&host, bytes, sizeof bytes, &size) != SBK_OK;
