@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "lib/bundle/bundle_writer.hpp"
+#include "lib/bundle/compression_memo.hpp"
 #include "lib/cache/artifact_cache.hpp"
 
 namespace shaderbake::cli {

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "lib/bundle/bundle_layout.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/bundle/driver_cache.hpp"
 #include "runtime_loader/shaderbake.h"

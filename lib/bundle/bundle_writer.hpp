@@ -47,16 +47,8 @@ struct BundleIdentity {
   std::map<std::string, std::string> generators;  // emitter -> version, e.g. "exact" -> "<guest>-exact/1"
 };
 
-// Remembers the writer's compression work between builds (the artifact cache implements it): compressing
-// with a trained dictionary is most of a warm build's time. What `find` returns is untrusted: the writer
-// uses it only when every frame decompresses to exactly its module's bytes, else it compresses afresh.
-class CompressionMemo {
- public:
-  virtual ~CompressionMemo() = default;
-  // `identity` describes the inputs (zstd version, options, every module's content hash and size).
-  virtual std::optional<std::vector<uint8_t>> find(std::span<const uint8_t> identity) = 0;
-  virtual void put(std::span<const uint8_t> identity, std::span<const uint8_t> bytes) = 0;
-};
+class CompressionMemo;     // lib/bundle/compression_memo.hpp
+struct CompressedModules;  // lib/bundle/module_compression.hpp
 
 struct WriteOptions {
   int compression_level = 19;
@@ -144,7 +136,33 @@ class BundleBuilder {
     uint32_t first_frame;
   };
 
+  // The content in the orders the bytes follow: entries by key hash (then key bytes), modules by content hash,
+  // layouts by value.
+  struct Canonical {
+    std::vector<const Entry*> entries;  // index order
+    std::vector<ModuleId> module_ids;
+    std::vector<const std::vector<uint32_t>*> module_words;
+    std::map<ModuleId, uint32_t> module_index;        // position in module order
+    std::map<LayoutContract, uint32_t> layout_index;  // position in value order
+  };
+  // Where a record lies in RECORDS: its offset and its size before the padding.
+  struct RecordPlace {
+    uint64_t offset = 0;
+    uint32_t size = 0;
+  };
+
   Entry& new_entry(std::span<const uint8_t> key);
+  // The canonical orders of what was added; a key added twice is an error (reason "duplicate_key").
+  Result<Canonical> canonical() const;
+
+  // The writers of the sections, one each (a writer of several sections returns them by type).
+  // MODULES, MODULE_DATA and, with a dictionary, DICTIONARY: the module table and the frames, in module order.
+  std::map<uint32_t, std::vector<uint8_t>> module_sections(const CompressedModules& compressed) const;
+  // RECORDS, with each record's place (in index order) for the INDEX.
+  static Result<std::vector<uint8_t>> records_section(const Canonical& canonical, std::vector<RecordPlace>& places);
+  // INDEX: the hash directory and the sorted entries, each naming its record.
+  static std::vector<uint8_t> index_section(const std::vector<const Entry*>& entries,
+                                            const std::vector<RecordPlace>& places);
   // The DYNAMIC_FALLBACKS and PREWARM sections (those there is content for), over the entries in index order.
   Result<std::map<uint32_t, std::vector<uint8_t>>> router_sections(
       const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
@@ -158,21 +176,5 @@ class BundleBuilder {
   std::vector<Prewarm> prewarm_;
   std::string report_;
 };
-
-// The header fields of a bundle that are not sizes or checks (schemas/bundle.md, "Header").
-struct BundleHeader {
-  uint16_t format_minor = SBK_BUNDLE_FORMAT_MINOR;
-  std::array<uint8_t, 16> toolchain_digest{};  // XXH3-128 of the fingerprint text: low 64 bits, then high, LE
-  uint8_t guest = SBK_GUEST_NONE;
-  uint16_t key_schema = 0;
-};
-
-// Lays out a whole bundle around finished sections: the 64-byte header, the section table ordered by type,
-// the sections 8-aligned in that order with zero padding between them, the file size, every section's
-// checksum and the header check. The one place a bundle's frame is written (BundleBuilder::serialize and
-// with_driver_cache in lib/bundle/driver_cache.hpp). Section types must be non-zero; more than
-// SBK_BUNDLE_MAX_SECTIONS sections is ErrorKind::internal.
-Result<std::vector<uint8_t>> assemble_bundle(const BundleHeader& header,
-                                             const std::map<uint32_t, std::span<const uint8_t>>& sections);
 
 }  // namespace shaderbake::bundle

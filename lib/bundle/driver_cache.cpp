@@ -7,8 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include "lib/bundle/bundle_layout.hpp"
 #include "lib/bundle/bundle_reader.hpp"
-#include "lib/bundle/bundle_writer.hpp"
 #include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
 #include "lib/core/little_endian.hpp"

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "lib/bundle/bundle_writer.hpp"
+#include "lib/bundle/bundle_layout.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::testing {
