@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // shaderbake build: traces -> keys -> plan -> compile -> bundle; or, when no input changed since a build the
-// artifact cache remembers, that build's outputs (lib/cache/build_memo.hpp).
+// artifact cache remembers, that build's outputs (lib/cache/build_memo.hpp, lib/plan/build_memo_policy.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +25,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/cache/build_memo.hpp"
+#include "lib/plan/build_memo_policy.hpp"
 #include "lib/plan/bundle_plan.hpp"
 #include "lib/plan/key_census.hpp"
 
@@ -33,70 +34,6 @@ namespace shaderbake::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The summary's fields that depend on the inputs alone (the same for every build of the same traces, so a memo
-// keeps them), in print order: these counts, then "bad_records" (reason -> count).
-constexpr const char* kOutcomeCounts[] = {
-    "bundle_bytes", "draws", "specializations", "families", "exact_pipelines", "fallback_pipelines",
-    "dynamic_fallback_pipelines", "prewarm_pipelines", "modules", "unique_sources", "raw_module_bytes",
-    "compressed_module_bytes", "dictionary_bytes", "failures"};
-
-nlohmann::ordered_json outcome_summary(const plan::BundleBuildResult& result, const plan::KeyCensus& census,
-                                       const trace::TraceReader& reader) {
-  const bundle::WriteStats& w = result.write;
-  const uint64_t counts[] = {w.bundle_bytes,
-                             census.counts().draws,
-                             result.specializations,
-                             result.families,
-                             result.exact_pipelines,
-                             result.fallback_pipelines,
-                             result.dynamic_fallback_pipelines,
-                             result.prewarm_pipelines,
-                             w.modules,
-                             result.unique_sources,
-                             w.raw_module_bytes,
-                             w.compressed_module_bytes,
-                             w.dictionary_bytes,
-                             result.failures.size()};
-  static_assert(std::size(counts) == std::size(kOutcomeCounts));
-  nlohmann::ordered_json s;
-  for (size_t i = 0; i < std::size(kOutcomeCounts); ++i) s[kOutcomeCounts[i]] = counts[i];
-  s["bad_records"] = reader.bad_records();
-  return s;
-}
-
-// The outcome a memo holds, when it has exactly the shape outcome_summary gives (a memo's bytes are untrusted
-// like any file's: its checksum is no proof against a crafted entry).
-std::optional<nlohmann::ordered_json> remembered_outcome(const std::string& text) {
-  nlohmann::ordered_json s = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (!s.is_object() || s.size() != std::size(kOutcomeCounts) + 1) return std::nullopt;
-  for (const char* field : kOutcomeCounts)
-    if (!s.contains(field) || !s[field].is_number_unsigned()) return std::nullopt;
-  if (!s.contains("bad_records") || !s["bad_records"].is_object()) return std::nullopt;
-  for (const auto& [reason, n] : s["bad_records"].items())
-    if (!n.is_number_unsigned()) return std::nullopt;
-  return s;
-}
-
-struct Remembered {
-  cache::BuildOutputs outputs;
-  nlohmann::ordered_json outcome;  // parsed from outputs.summary_json
-};
-
-// The memo stored for `id`, when there is one that holds what a build stores and agrees with itself (the
-// bundle's size, the exit status its failures give). Anything else is not used: the build runs every stage and
-// stores a good memo over it.
-std::optional<Remembered> recall(cache::ArtifactCache& artifact_cache, const cache::ArtifactIdentity& id) {
-  std::optional<std::vector<uint8_t>> blob = artifact_cache.load_blob(id);
-  if (!blob) return std::nullopt;
-  Result<cache::BuildOutputs> outputs = cache::decode_build_outputs(*blob);
-  if (!outputs) return std::nullopt;
-  std::optional<nlohmann::ordered_json> outcome = remembered_outcome(outputs->summary_json);
-  if (!outcome || outcome->at("bundle_bytes") != outputs->bundle.size() ||
-      outputs->exit_code != (outcome->at("failures") == 0 ? kExitOk : kExitFailures))
-    return std::nullopt;
-  return Remembered{std::move(*outputs), std::move(*outcome)};
-}
 
 // What became of the build memo: "hit", "miss" (looked up, not found; `reason` says when none was stored),
 // "disabled" (--no-build-memo, --no-cache) or "unavailable" (`reason`: no build IDs, a trace on a pipe).
@@ -117,7 +54,7 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
   if (options.json) {
     nlohmann::ordered_json summary;
     summary["output"] = options.output;
-    for (const char* field : kOutcomeCounts) summary[field] = outcome.at(field);
+    for (const char* field : plan::kOutcomeCounts) summary[field] = outcome.at(field);
     summary["bad_records"] = outcome.at("bad_records");
     summary["threads"] = threads;
     summary["seconds"] = seconds;
@@ -157,40 +94,6 @@ int write_outputs(const BuildOptions& options, std::span<const uint8_t> bundle, 
   return kExitOk;
 }
 
-// This build's memo inputs, or the reason it cannot have a memo.
-Result<cache::BuildInputs> describe_inputs(const BuildOptions& options) {
-  std::optional<std::string> code = cache::loaded_code_identity();
-  if (!code) return Error{ErrorKind::internal, "no_build_id", "an object of the running code has no GNU build ID", {}};
-  cache::BuildInputs inputs;
-  inputs.code_identity = std::move(*code);
-  inputs.settings = options.strict ? "strict" : "";
-  if (options.max_record_bytes != 0) inputs.settings += ";max_record_bytes=" + std::to_string(options.max_record_bytes);
-  for (const std::string& path : options.traces) {
-    Result<cache::TraceFileDigest> digest = cache::digest_trace_file(path);
-    if (!digest) return std::move(digest).error();
-    inputs.traces.push_back(std::move(*digest));
-  }
-  return inputs;
-}
-
-// Why this build's outputs may not be remembered, or empty when they may: every trace was read whole and its
-// digest as parsed is the one the lookup used, and every failure is one that the same inputs always give.
-std::string why_not_remembered(const cache::BuildInputs& inputs, const trace::TraceReader& reader,
-                               const plan::BundleBuildResult& result) {
-  const auto& files = reader.files();
-  if (files.size() != inputs.traces.size()) return "a trace was not read";
-  for (size_t i = 0; i < files.size(); ++i) {
-    const cache::TraceFileDigest& before = inputs.traces[i];
-    if (!files[i].readable) return before.path + " was not read whole";
-    if (files[i].content_bytes != before.bytes || !(files[i].content_digest == before.digest))
-      return before.path + " changed while the build read it";
-  }
-  for (const plan::BuildFailure& f : result.failures)
-    if (f.error.kind != ErrorKind::bad_input && f.error.kind != ErrorKind::toolchain)
-      return "a failure that may not recur: " + f.error.to_string();
-  return {};
-}
-
 // The compile phase's progress on a terminal: one line rewritten in place, modules done of each phase.
 std::function<void(std::string_view, size_t, size_t)> terminal_compile_progress(unsigned threads) {
   if (::isatty(STDERR_FILENO) == 0) return {};
@@ -216,13 +119,16 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   std::optional<cache::BuildInputs> inputs;
   std::optional<cache::ArtifactIdentity> memo_id;
   if (artifact_cache && !options.no_build_memo) {
-    if (Result<cache::BuildInputs> described = describe_inputs(options); !described) {
+    if (Result<cache::BuildInputs> described =
+            plan::describe_build_inputs(options.traces, options.strict, options.max_record_bytes);
+        !described) {
       memo = {"unavailable", described.error().to_string()};
     } else {
       inputs = std::move(*described);
       memo_id = cache::memo_identity(*artifact_cache, *inputs);
       memo.state = "miss";
-      if (std::optional<Remembered> hit = recall(*artifact_cache, *memo_id)) {
+      if (std::optional<plan::RememberedBuild> hit =
+              plan::recall_build(*artifact_cache, *memo_id, {.ok = kExitOk, .failures = kExitFailures})) {
         std::fwrite(hit->outputs.diagnostics.data(), 1, hit->outputs.diagnostics.size(), stderr);
         if (const int code = write_outputs(options, hit->outputs.bundle, hit->outputs.report_json); code != kExitOk)
           return code;
@@ -264,10 +170,10 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   cache::BuildOutputs outputs;
   outputs.exit_code = result->failures.empty() && unusable_traces == 0 ? kExitOk : kExitFailures;
   outputs.report_json = nlohmann::ordered_json::parse(result->report_json).dump(2) + "\n";
-  const nlohmann::ordered_json outcome = outcome_summary(*result, census, reader);
+  const nlohmann::ordered_json outcome = plan::outcome_summary(*result, census, reader);
   if (const int code = write_outputs(options, result->bytes, outputs.report_json); code != kExitOk) return code;
   if (memo_id) {
-    memo.reason = why_not_remembered(*inputs, reader, *result);
+    memo.reason = plan::why_not_remembered(*inputs, reader, *result);
     if (memo.reason.empty()) {
       outputs.diagnostics = sink.transcript();
       outputs.summary_json = outcome.dump();

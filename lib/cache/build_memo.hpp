@@ -16,7 +16,8 @@ namespace shaderbake::cache {
 // The build memo: `shaderbake build`'s outputs, kept in the artifact cache under the identity of everything
 // the build read, so that a build none of whose inputs changed copies its outputs instead of reading every
 // trace, planning and assembling the bundle again (as ccache's direct mode does for one compile). A build whose
-// inputs differ in any byte misses and runs every stage; the artifact cache still serves its modules.
+// inputs differ in any byte misses and runs every stage; the artifact cache still serves its modules. What a
+// build remembers, and when a memo is used or stored: lib/plan/build_memo_policy.hpp.
 //
 // What the identity holds, and why it is enough:
 // - the code: the GNU build ID of every object loaded into the process (the executable, and each shared
