@@ -265,7 +265,7 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
   t->module_uses_dictionary = (int*)xmalloc(sizeof(int) * t->module_count);
   dctx = ZSTD_createDCtx();
   for (i = 0; i < t->module_count; ++i) {
-    const uint8_t* row = data + t->section_offset[SBK_SECTION_MODULES] + 8u + 32u * (uint64_t)i;
+    const uint8_t* row = data + t->section_offset[SBK_SECTION_MODULES] + 8u + (uint64_t)SBK_BUNDLE_MODULE_ENTRY_SIZE * i;
     size_t got = 0;
     if (sbk_bundle_module_info(&b, i, &t->module_infos[i]) != SBK_OK) {
       fprintf(stderr, "bundle_robustness: module %u of the intact bundle has no info\n", i);
@@ -282,6 +282,35 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
     t->module_uses_dictionary[i] = (int)(le32(row + 32) & 1u);
   }
   ZSTD_freeDCtx(dctx);
+  /* Prepared (the dictionary digested once), each module reads to the same bytes. */
+  {
+    sbk_bundle prepared;
+    uint32_t children = 0, parents = 0, k;
+    uint8_t* buffer = (uint8_t*)xmalloc(t->max_module_size ? t->max_module_size : 1u);
+    if (sbk_bundle_open_memory(&prepared, data, size) != SBK_OK || sbk_bundle_prepare_dictionary(&prepared) != SBK_OK) {
+      fprintf(stderr, "bundle_robustness: the intact bundle cannot be prepared\n");
+      return 0;
+    }
+    for (i = 0; i < t->module_count; ++i) {
+      size_t got = 0;
+      children += t->module_infos[i].parent != SBK_NO_MODULE;
+      if (sbk_bundle_read_module(&prepared, i, buffer, t->module_infos[i].raw_size, &got, NULL) != SBK_OK ||
+          got != t->module_infos[i].raw_size || memcmp(buffer, t->modules[i], got) != 0) {
+        fprintf(stderr, "bundle_robustness: module %u of the intact bundle reads otherwise once prepared\n", i);
+        return 0;
+      }
+    }
+    for (i = 0; i < t->module_count; ++i)
+      for (k = 0; k < t->module_count; ++k)
+        if (t->module_infos[k].parent == i) {
+          ++parents;
+          break;
+        }
+    printf("bundle_robustness: %u modules, %u compressed against one of %u parents, read alike prepared and not\n",
+           t->module_count, children, parents);
+    free(buffer);
+    sbk_bundle_close(&prepared);
+  }
 
   t->layout_count = sbk_bundle_layout_count(&b);
   t->layouts = (sbk_layout*)xmalloc(sizeof(sbk_layout) * t->layout_count);
@@ -483,12 +512,18 @@ static void read_modules(context* c, const sbk_bundle* b, const uint64_t* damage
       const uint64_t at = damaged[k];
       const int region = region_of(t, at);
       if (region == REGION_SECTION0 + SBK_SECTION_MODULES && at - t->section_offset[SBK_SECTION_MODULES] >= 8) {
-        m = (uint32_t)((at - t->section_offset[SBK_SECTION_MODULES] - 8) / 32u);
+        m = (uint32_t)((at - t->section_offset[SBK_SECTION_MODULES] - 8) / SBK_BUNDLE_MODULE_ENTRY_SIZE);
         if (m < count) read_module(c, b, m, out);
       } else if (region == REGION_SECTION0 + SBK_SECTION_MODULE_DATA) {
+        /* The damaged frame's module, and the modules compressed against it (a child decodes with its parent's
+         * content, prepared or not). */
         for (m = 0; m < t->module_count && m < count; ++m)
-          if (at >= t->frame_offsets[m] && at - t->frame_offsets[m] < t->module_infos[m].compressed_size)
+          if (at >= t->frame_offsets[m] && at - t->frame_offsets[m] < t->module_infos[m].compressed_size) {
+            uint32_t child;
             read_module(c, b, m, out);
+            for (child = 0; child < t->module_count && child < count; ++child)
+              if (t->module_infos[child].parent == m) read_module(c, b, child, out);
+          }
       } else if (region == REGION_SECTION0 + SBK_SECTION_DICTIONARY) {
         int taken = 0;
         uint32_t start = (uint32_t)rng_below(&c->rng, t->module_count);
