@@ -15,17 +15,17 @@ namespace {
 // Runs a vector file through the model its "guest" names.
 Result<std::vector<VectorCaseOutcome>> check_file(const std::string& path, const GuestCatalog& guests,
                                                   const VectorEngines& engines, vulkan::Executor* executor) {
-  auto guest = vector_file_guest(path);
-  if (!guest) return std::move(guest).error();
-  const GuestModel* model = guests.find(*guest);
+  auto file = read_vector_file_text(path);
+  if (!file) return std::move(file).error();
+  const GuestModel* model = guests.find(file->guest);
   if (model == nullptr) {
     Error e;
     e.reason = "wrong_guest";
-    e.message = "the vectors are for guest \"" + guest->substr(0, 60) + "\", but this build reads " + guests.names();
+    e.message = "the vectors are for guest \"" + file->guest.substr(0, 60) + "\", but this build reads " + guests.names();
     e.where.file = path;
     return e;
   }
-  return model->check_vector_file(path, engines, executor);
+  return model->check_vector_file(path, file->text, engines, executor);
 }
 
 }  // namespace

@@ -386,7 +386,7 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
  * the decoding alone. A module with a parent (info.parent) is decoded against the dictionary and the parent's
  * content: the call decodes the parent first, in a heap block of the dictionary's size plus the parent's, freed
  * before it returns, and zstd loads that block as the dictionary on every such read (the prepared dictionary
- * does not serve it), which costs several times a parentless read (README, Performance).
+ * does not serve it), which costs several times a parentless read (bench/README.md, the loader).
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
@@ -564,6 +564,15 @@ typedef struct sbk__writer {
   size_t capacity;
   size_t size;
 } sbk__writer;
+
+/* A writer of at most `capacity` bytes at `out`, empty. */
+static sbk__writer sbk__writer_to(uint8_t* out, size_t capacity) {
+  sbk__writer w;
+  w.out = out;
+  w.capacity = capacity;
+  w.size = 0;
+  return w;
+}
 
 static void sbk__put_u8(sbk__writer* w, uint32_t v) {
   if (w->size < w->capacity) w->out[w->size] = (uint8_t)v;
@@ -751,9 +760,7 @@ SBK_API sbk_result sbk_encode_host_state(const sbk_host_state* state, uint8_t* o
   *size_out = 0;
   r = sbk__check_host_state(state);
   if (r != SBK_OK) return r;
-  w.out = out;
-  w.capacity = capacity;
-  w.size = 0;
+  w = sbk__writer_to(out, capacity);
   sbk__put_host_state(&w, state);
   *size_out = w.size;
   return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
@@ -771,9 +778,7 @@ SBK_API sbk_result sbk_encode_pipeline_key(uint8_t route, const uint8_t* fragmen
     return SBK_ERROR_INVALID_STATE;
   r = sbk_encode_host_state(host, NULL, 0, &host_size);
   if (r != SBK_OK && r != SBK_ERROR_BUFFER_TOO_SMALL) return r;
-  w.out = out;
-  w.capacity = capacity;
-  w.size = 0;
+  w = sbk__writer_to(out, capacity);
   sbk__put_u8(&w, SBK_GUEST_NONE);
   sbk__put_u8(&w, SBK_KEY_KIND_PIPELINE);
   sbk__put_u8(&w, route);

@@ -299,9 +299,7 @@ SBK_API void sbk_nv2a_encode_exact_key(const sbk_nv2a_program* program, uint8_t 
   sbk__writer w;
   uint32_t i;
   SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_EXACT_KEY_SIZE;
-  w.size = 0;
+  w = sbk__writer_to(out, SBK_NV2A_EXACT_KEY_SIZE);
   sbk__put_u8(&w, SBK_GUEST_NV2A);
   sbk__put_u8(&w, SBK_KEY_KIND_EXACT);
   sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
@@ -321,9 +319,7 @@ SBK_API void sbk_nv2a_encode_family_key(const sbk_nv2a_program* program, uint8_t
   sbk__writer w;
   uint32_t i;
   SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_FAMILY_KEY_SIZE;
-  w.size = 0;
+  w = sbk__writer_to(out, SBK_NV2A_FAMILY_KEY_SIZE);
   sbk__put_u8(&w, SBK_GUEST_NV2A);
   sbk__put_u8(&w, SBK_KEY_KIND_FAMILY);
   sbk__put_u16(&w, SBK_NV2A_KEY_SCHEMA_VERSION);
@@ -511,9 +507,7 @@ SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const ch
 SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {
   sbk__writer w;
   SBK_ASSERT(program != NULL && out != NULL);
-  w.out = out;
-  w.capacity = SBK_NV2A_PACKET_SIZE;
-  w.size = 0;
+  w = sbk__writer_to(out, SBK_NV2A_PACKET_SIZE);
   sbk__put_live_stage_words(&w, program);
   sbk__put_u32(&w, program->combiner_control);
   sbk__put_u32(&w, program->final_inputs[0]);

@@ -208,9 +208,7 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
   if (word_count < 5) return SBK_ERROR_INVALID_STATE;
   if (capacity < SBK_SPIRV_PACK_BOUND(word_count)) return SBK_ERROR_BUFFER_TOO_SMALL;
   memset(&st, 0, sizeof st);
-  w.out = out;
-  w.capacity = capacity;
-  w.size = 0;
+  w = sbk__writer_to(out, capacity);
   for (i = 0; i < 5; ++i) sbk__put_varint(&w, words[i]);
   for (i = 5; i < word_count;) {
     const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;

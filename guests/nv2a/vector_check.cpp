@@ -28,6 +28,14 @@ struct EngineResult {
 
 using RouteResults = std::vector<std::optional<Result<PixelOutput>>>;
 
+// Hands the outputs of one batch (or its error) to the cases it ran, `indices[k]` being output k's case.
+void scatter(const Result<std::vector<PixelOutput>>& outputs, const std::vector<size_t>& indices, RouteResults& results) {
+  for (size_t k = 0; k < indices.size(); ++k) {
+    if (outputs) results[indices[k]].emplace((*outputs)[k]);
+    else results[indices[k]].emplace(outputs.error());
+  }
+}
+
 // Exact-route results: one pipeline per distinct program, every case of that program in one batch.
 RouteResults run_exact_cases(const VectorFile& file, RouteRunner& runner) {
   RouteResults results(file.cases.size());
@@ -40,11 +48,7 @@ RouteResults run_exact_cases(const VectorFile& file, RouteRunner& runner) {
   for (const auto& [key, indices] : by_key) {
     std::vector<PixelInputs> inputs;
     for (size_t i : indices) inputs.push_back(file.cases[i].inputs);
-    auto outputs = runner.run_exact(file.cases[indices[0]].program, inputs);
-    for (size_t k = 0; k < indices.size(); ++k) {
-      if (outputs) results[indices[k]].emplace((*outputs)[k]);
-      else results[indices[k]].emplace(outputs.error());
-    }
+    scatter(runner.run_exact(file.cases[indices[0]].program, inputs), indices, results);
   }
   return results;
 }
@@ -68,21 +72,17 @@ RouteResults run_fallback_cases(const VectorFile& file, RouteRunner& runner, std
   for (const auto& [family, indices] : by_family) {
     std::vector<ProgramCase> cases;
     for (size_t i : indices) cases.push_back({file.cases[i].program, file.cases[i].inputs});
-    auto outputs = runner.run_fallback(family, cases);
-    for (size_t k = 0; k < indices.size(); ++k) {
-      if (outputs) results[indices[k]].emplace((*outputs)[k]);
-      else results[indices[k]].emplace(outputs.error());
-    }
+    scatter(runner.run_fallback(family, cases), indices, results);
   }
   return results;
 }
 
 }  // namespace
 
-Result<std::vector<VectorCaseOutcome>> Nv2aGuest::check_vector_file(const std::string& path,
+Result<std::vector<VectorCaseOutcome>> Nv2aGuest::check_vector_file(const std::string& path, std::string_view text,
                                                                     const VectorEngines& engines,
                                                                     vulkan::Executor* executor) const {
-  auto file = read_vector_file(path);
+  auto file = parse_vector_text(path, text);
   if (!file) return std::move(file).error();
   std::vector<VectorCaseOutcome> out;
   for (const auto& [name, error] : file->bad_cases)

@@ -10,7 +10,8 @@ namespace shaderbake::nv2a {
 // in one batch on one exact pipeline; every admitted case of a family on ONE fallback pipeline.
 class Nv2aGuest final : public Nv2aGuestModel {
  public:
-  Result<std::vector<VectorCaseOutcome>> check_vector_file(const std::string& path, const VectorEngines& engines,
+  Result<std::vector<VectorCaseOutcome>> check_vector_file(const std::string& path, std::string_view text,
+                                                           const VectorEngines& engines,
                                                            vulkan::Executor* executor) const override;
 };
 

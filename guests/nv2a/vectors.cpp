@@ -4,8 +4,6 @@
 #include <cstring>
 
 #include "guests/nv2a/program_json.hpp"
-#include "lib/guest/vector_file.hpp"
-#include "lib/io/file_io.hpp"
 
 namespace shaderbake::nv2a {
 
@@ -144,12 +142,6 @@ Status read_case(value& v, VectorCase* c, const RecordContext& ctx, const Pointe
 }
 
 }  // namespace
-
-Result<VectorFile> read_vector_file(const std::string& path) {
-  const Result<std::vector<uint8_t>> bytes = io::read_file(path, kMaxVectorFileBytes);
-  if (!bytes) return bytes.error();
-  return parse_vector_text(path, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-}
 
 Result<VectorFile> parse_vector_text(const std::string& path, std::string_view source) {
   const simdjson::padded_string text(source);

@@ -30,15 +30,12 @@ struct VectorFile {
   std::vector<std::pair<std::string, Error>> bad_cases;  // (name or "#index", error)
 };
 
-// Reads a vector file (a regular file of at most 256 MiB: io::read_file, whose errors name the file and the
-// system's reason). Whole-file problems (unreadable, not JSON, another format or guest) are errors;
-// a bad case is kept in bad_cases and the others are still read. Unknown fields are ignored.
+// Reads the text of a vector file (the CLI reads the file: lib/guest/vector_file.hpp; `name` is used in
+// locations). Whole-file problems (not JSON, another format or guest) are errors; a bad case is kept in
+// bad_cases and the others are still read. Unknown fields are ignored.
 // inputs: v0, v1, textures (up to 4), fog_color, final_c0, final_c1 (0xAARRGGBB strings or integers),
 // fog_factor (number or float32 bit pattern "0x3F800000"), c0/c1 (per-stage arrays), alpha_ref (0..255);
 // missing values are 0, except fog_factor 1.0. expect: rgba8 (4 bytes), discard (false), tolerance (1).
-Result<VectorFile> read_vector_file(const std::string& path);
-
-// The same, over text already in memory (`name` is used in locations).
 Result<VectorFile> parse_vector_text(const std::string& name, std::string_view text);
 
 // Does `got` satisfy the case's expectation? A discarded pixel has no colour: only discard must match.

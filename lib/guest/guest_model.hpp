@@ -124,10 +124,12 @@ class GuestModel {
   virtual Status check_family_key(std::span<const uint8_t> family_key) const = 0;
 
   // ---- test vectors (optional) ----
-  // Runs one of this guest's vector files on the engines asked for (`executor` is set when exact or
-  // fallback is). An error when the file as a whole cannot be read; a case it cannot read is a failed case.
-  // Models without a vector format keep this default, which says so.
-  virtual Result<std::vector<VectorCaseOutcome>> check_vector_file(const std::string& path, const VectorEngines& engines,
+  // Runs one of this guest's vector files (`text`, read from `path`, which names it in locations) on the
+  // engines asked for (`executor` is set when exact or fallback is). An error when the file as a whole cannot
+  // be read; a case it cannot read is a failed case. Models without a vector format keep this default, which
+  // says so.
+  virtual Result<std::vector<VectorCaseOutcome>> check_vector_file(const std::string& path, std::string_view text,
+                                                                   const VectorEngines& engines,
                                                                    vulkan::Executor* executor) const;
 };
 

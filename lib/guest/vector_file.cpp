@@ -8,10 +8,12 @@
 
 namespace shaderbake {
 
-Result<std::string> vector_file_guest(const std::string& path) {
+Result<VectorFileText> read_vector_file_text(const std::string& path) {
   const Result<std::vector<uint8_t>> bytes = io::read_file(path, kMaxVectorFileBytes);
   if (!bytes) return bytes.error();
-  const simdjson::padded_string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  VectorFileText out;
+  out.text.assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  const simdjson::padded_string text(out.text);
   const json::RecordContext ctx(path, 1, 1, text.data());
   simdjson::ondemand::parser parser;
   json::od::document doc;
@@ -26,7 +28,8 @@ Result<std::string> vector_file_guest(const std::string& path) {
   }
   auto name = json::read_string(guest, ctx, "/guest");
   if (!name) return std::move(name).error();
-  return std::string(*name);
+  out.guest = std::string(*name);
+  return out;
 }
 
 }  // namespace shaderbake
