@@ -50,6 +50,19 @@ std::string fragment_source(int variant) {
 const std::string kVertexSource =
     "#version 450\nlayout(location = 0) in vec4 position;\nvoid main() { gl_Position = position; }\n";
 
+// A loop count and a branch from specialization constants N (id 3, int) and USE (id 5, bool).
+const std::string kSpecializedSource =
+    "#version 450\n"
+    "layout(constant_id = 3) const int N = 1;\n"
+    "layout(constant_id = 5) const bool USE = false;\n"
+    "layout(location = 0) in vec4 colour;\n"
+    "layout(location = 0) out vec4 result;\n"
+    "void main() {\n"
+    "  vec4 sum = vec4(0.0);\n"
+    "  for (int i = 0; i < N; ++i) sum += colour;\n"
+    "  result = USE ? sum.wzyx : sum;\n"
+    "}\n";
+
 compile::CompiledModule compiled(ShaderStage stage, const std::string& source) {
   auto module = compile::compile_glsl(stage, source);
   EXPECT_TRUE(module) << module.error().to_string();
@@ -126,6 +139,76 @@ TEST(ArtifactCache, identities_differing_in_one_field_never_hit_each_others_entr
   }
   EXPECT_TRUE(cache.load(base));
   EXPECT_EQ(cache.stats().corrupt_discarded, 0u);
+}
+
+TEST(ArtifactCache, an_identity_without_specialization_values_is_the_five_documented_fields) {
+  // Entries written before values could be given must keep their identity: pinned byte for byte.
+  const std::string source = fragment_source(1);
+  std::vector<uint8_t> expected;
+  auto field = [&](std::string_view bytes) {
+    for (int i = 0; i < 8; ++i) expected.push_back(static_cast<uint8_t>(uint64_t{bytes.size()} >> (8 * i)));
+    expected.insert(expected.end(), bytes.begin(), bytes.end());
+  };
+  std::string version;
+  for (int i = 0; i < 4; ++i) version.push_back(static_cast<char>(cache::kCacheFormatVersion >> (8 * i)));
+  field(version);
+  field(kEmitter);
+  field(std::string(1, '\x04'));  // ExecutionModel Fragment
+  field(source);
+  field(kToolchain);
+  EXPECT_EQ(ArtifactIdentity::make(kEmitter, ShaderStage::fragment, source, kToolchain).bytes(), expected);
+  EXPECT_EQ(ArtifactIdentity::make(kEmitter, ShaderStage::fragment, source, kToolchain, {}).bytes(), expected);
+}
+
+TEST(ArtifactCache, specialization_values_are_part_of_the_identity_and_round_trip) {
+  TempDir dir;
+  const std::vector<compile::SpecializationValue> four_and_true = {{3, {4}}, {5, {1}}};
+  const std::vector<compile::SpecializationValue> true_and_four = {{5, {1}}, {3, {4}}};
+  const std::vector<compile::SpecializationValue> two_and_true = {{3, {2}}, {5, {1}}};
+  const ArtifactIdentity none = ArtifactIdentity::make(kEmitter, ShaderStage::fragment, kSpecializedSource, kToolchain);
+  const ArtifactIdentity a =
+      ArtifactIdentity::make(kEmitter, ShaderStage::fragment, kSpecializedSource, kToolchain, four_and_true);
+  const ArtifactIdentity b =
+      ArtifactIdentity::make(kEmitter, ShaderStage::fragment, kSpecializedSource, kToolchain, two_and_true);
+  EXPECT_EQ(
+      ArtifactIdentity::make(kEmitter, ShaderStage::fragment, kSpecializedSource, kToolchain, true_and_four).bytes(),
+      a.bytes());  // a set: the order of the values does not matter
+  EXPECT_NE(a.bytes(), none.bytes());
+  EXPECT_NE(a.bytes(), b.bytes());
+  ASSERT_GT(a.bytes().size(), none.bytes().size());
+  EXPECT_TRUE(std::equal(none.bytes().begin(), none.bytes().end(), a.bytes().begin()));  // fields appended
+
+  std::vector<compile::CompileJob> jobs = {{ShaderStage::fragment, kSpecializedSource, kEmitter, four_and_true},
+                                           {ShaderStage::fragment, kSpecializedSource, kEmitter, two_and_true},
+                                           {ShaderStage::fragment, kSpecializedSource, kEmitter, {}},
+                                           {ShaderStage::fragment, kSpecializedSource, kEmitter, true_and_four}};
+  const auto uncached = compile::compile_all(jobs, 2);
+  ArtifactCache cold(dir.path(), kToolchain);
+  const auto first = compile::compile_all(jobs, 2, &cold);
+  EXPECT_EQ(cold.stats().misses, 3u);
+  EXPECT_EQ(cold.stats().stores, 3u);
+  ArtifactCache warm(dir.path(), kToolchain);
+  const auto second = compile::compile_all(jobs, 2, &warm);
+  EXPECT_EQ(warm.stats().hits, 3u);
+  EXPECT_EQ(warm.stats().misses, 0u);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ASSERT_TRUE(uncached[i] && first[i] && second[i]) << i;
+    EXPECT_EQ(first[i]->spirv, uncached[i]->spirv) << i;
+    EXPECT_EQ(second[i]->spirv, uncached[i]->spirv) << i;
+    EXPECT_EQ(second[i]->reflection, uncached[i]->reflection) << i;
+  }
+  EXPECT_NE(second[0]->spirv, second[1]->spirv);
+  EXPECT_NE(second[0]->spirv, second[2]->spirv);
+  EXPECT_EQ(second[3]->spirv, second[0]->spirv);
+
+  const auto loaded = warm.load(warm.identity(kEmitter, ShaderStage::fragment, kSpecializedSource, four_and_true));
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->spirv, uncached[0]->spirv);
+  // An entry of one set of values is never taken for another's.
+  const std::vector<uint8_t> entry_a = read_file(warm.entry_path(a));
+  ASSERT_TRUE(cache::decode_entry(entry_a, a));
+  EXPECT_EQ(cache::decode_entry(entry_a, b).error().reason, "entry_identity_mismatch");
+  EXPECT_EQ(cache::decode_entry(entry_a, none).error().reason, "entry_identity_mismatch");
 }
 
 TEST(ArtifactCache, decode_entry_names_what_is_wrong) {

@@ -56,7 +56,8 @@ bool is_lower_hex(std::string_view s) {
 }  // namespace
 
 ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::ShaderStage stage,
-                                        std::string_view source, std::string_view toolchain) {
+                                        std::string_view source, std::string_view toolchain,
+                                        std::span<const compile::SpecializationValue> specialization) {
   ByteWriter version;
   version.u32(kCacheFormatVersion);
   const auto stage_byte = static_cast<uint8_t>(stage);
@@ -67,6 +68,18 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
   w.field_u64({&stage_byte, 1});
   w.field_u64(byte_span(source));
   w.field_u64(byte_span(toolchain));
+  if (!specialization.empty()) {
+    ByteWriter values;
+    const std::vector<compile::SpecializationValue> canonical = compile::canonical_specialization(specialization);
+    values.u32(static_cast<uint32_t>(canonical.size()));
+    for (const compile::SpecializationValue& v : canonical) {
+      values.u32(v.constant_id);
+      values.u32(static_cast<uint32_t>(v.words.size()));
+      for (uint32_t word : v.words) values.u32(word);
+    }
+    w.field_u64(byte_span(compile::specialization_fingerprint()));
+    w.field_u64(values.data());
+  }
   ArtifactIdentity id;
   id.bytes_ = std::move(w.data());
   id.stage_ = stage;
@@ -239,8 +252,9 @@ ArtifactCache::ArtifactCache(std::filesystem::path directory, std::string toolch
     : directory_(std::move(directory)), toolchain_(std::move(toolchain)) {}
 
 ArtifactIdentity ArtifactCache::identity(std::string_view emitter_id, compile::ShaderStage stage,
-                                         std::string_view source) const {
-  return ArtifactIdentity::make(emitter_id, stage, source, toolchain_);
+                                         std::string_view source,
+                                         std::span<const compile::SpecializationValue> specialization) const {
+  return ArtifactIdentity::make(emitter_id, stage, source, toolchain_, specialization);
 }
 
 ArtifactIdentity ArtifactCache::blob_identity(std::string_view kind, std::span<const uint8_t> content) const {
@@ -346,11 +360,11 @@ CacheStats ArtifactCache::stats() const {
 }
 
 std::optional<compile::CompiledModule> ArtifactCache::find(const compile::CompileJob& job) {
-  return load(identity(job.emitter_id, job.stage, job.source));
+  return load(identity(job.emitter_id, job.stage, job.source, job.specialization));
 }
 
 void ArtifactCache::put(const compile::CompileJob& job, const compile::CompiledModule& module) {
-  Status s = store(identity(job.emitter_id, job.stage, job.source), module);
+  Status s = store(identity(job.emitter_id, job.stage, job.source, job.specialization), module);
   if (s) return;
   ++store_failures_;
   std::lock_guard lock(error_mutex_);

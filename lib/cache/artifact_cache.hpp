@@ -30,11 +30,18 @@ inline constexpr uint32_t kCacheFormatVersion = 2;
 // byte count, then the bytes), in this order:
 //   cache format version (u32 LE) | emitter id + version ("<guest>-exact/1") | shader stage (u8, SPIR-V
 //   ExecutionModel) | the full generated source | the toolchain fingerprint (compile::toolchain_fingerprint())
-// The length prefixes make the encoding unambiguous: no two different field tuples give the same bytes.
+// and, only when the job has specialization values, two more:
+//   | compile::specialization_fingerprint() | the values in canonical order (compile::canonical_specialization),
+//   as a u32 count, then per value its constant id, its word count and its words (u32 LE each)
+// The length prefixes make the encoding unambiguous: no two different field tuples (of any field count) give
+// the same bytes, so an identity with values never equals one without. Without values the bytes are the five
+// fields alone, exactly as before values could be given: entries of such jobs stay valid, and the format
+// version stays.
 class ArtifactIdentity {
  public:
   static ArtifactIdentity make(std::string_view emitter_id, compile::ShaderStage stage, std::string_view source,
-                               std::string_view toolchain);
+                               std::string_view toolchain,
+                               std::span<const compile::SpecializationValue> specialization = {});
 
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   compile::ShaderStage stage() const { return stage_; }
@@ -89,7 +96,8 @@ class ArtifactCache final : public compile::ModuleStore {
   const std::filesystem::path& directory() const { return directory_; }
   const std::string& toolchain() const { return toolchain_; }
 
-  ArtifactIdentity identity(std::string_view emitter_id, compile::ShaderStage stage, std::string_view source) const;
+  ArtifactIdentity identity(std::string_view emitter_id, compile::ShaderStage stage, std::string_view source,
+                            std::span<const compile::SpecializationValue> specialization = {}) const;
   // The identity of an opaque blob entry (load_blob/store_blob): `kind` names what it holds and its format
   // ("build-memo/2"), `content` is the canonical bytes of what it depends on. The identity's stage field means
   // nothing for a blob and is always fragment.

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "lib/compile/compile_chain.hpp"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "lib/compile/glslang_frontend.hpp"
 #include "lib/compile/reflection.hpp"
@@ -14,10 +15,18 @@
 
 namespace shaderbake::compile {
 
-Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) {
+Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
+                                    std::span<const SpecializationValue> specialization) {
   auto spirv = glsl_to_spirv(stage, source);
   if (!spirv) return std::move(spirv).error();
   if (Status s = validate_spirv(*spirv); !s) return std::move(s).error();
+  // Before the performance passes, so that they optimise the frozen constants as if the source had them.
+  if (!specialization.empty()) {
+    auto frozen = freeze_specialization_constants(*spirv, specialization);
+    if (!frozen) return std::move(frozen).error();
+    if (Status s = validate_spirv(*frozen); !s) return std::move(s).error();
+    *spirv = std::move(*frozen);
+  }
   // Vertex modules are pass-throughs with nothing to optimise, and spirv-opt would delete the inputs they
   // declare but do not read: the pipeline's vertex input state still supplies those attributes (they are the
   // host's vertex interface), and the validation layer reports every attribute the shader does not consume.
@@ -38,14 +47,23 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source) 
   return module;
 }
 
+std::vector<SpecializationValue> canonical_specialization(std::span<const SpecializationValue> values) {
+  std::vector<SpecializationValue> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
 std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
                                                 ModuleStore* store, const CompileProgress& progress) {
-  // Unique work first, by (stage, source), in first-seen order.
-  std::map<std::pair<ShaderStage, std::string_view>, size_t> unique_index;
+  // Unique work first, by (stage, source, canonical values), in first-seen order.
+  using JobIdentity = std::tuple<ShaderStage, std::string_view, std::vector<SpecializationValue>>;
+  std::map<JobIdentity, size_t> unique_index;
   std::vector<size_t> job_to_unique(jobs.size());
   std::vector<size_t> unique_jobs;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    auto [it, inserted] = unique_index.emplace(std::make_pair(jobs[i].stage, std::string_view(jobs[i].source)), unique_jobs.size());
+    auto [it, inserted] = unique_index.emplace(
+        JobIdentity(jobs[i].stage, jobs[i].source, canonical_specialization(jobs[i].specialization)),
+        unique_jobs.size());
     if (inserted) unique_jobs.push_back(i);
     job_to_unique[i] = it->second;
   }
@@ -65,7 +83,7 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
       if (found) {
         unique_results[u].emplace(std::move(*found));
       } else {
-        Result<CompiledModule> compiled = compile_glsl(job.stage, job.source);
+        Result<CompiledModule> compiled = compile_glsl(job.stage, job.source, job.specialization);
         if (store && compiled) store->put(job, *compiled);
         unique_results[u].emplace(std::move(compiled));
       }
@@ -79,7 +97,7 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
   worker();
   for (auto& t : pool) t.join();
 
-  // Jobs that share a source share its result: copied for all but the last of them, which takes it.
+  // Identical jobs share one result: copied for all but the last of them, which takes it.
   std::vector<size_t> last_job(unique_jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) last_job[job_to_unique[i]] = i;
   std::vector<Result<CompiledModule>> out;
@@ -97,6 +115,11 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
 std::string toolchain_fingerprint() {
   return glslang_version() + "; " + spirv_tools_version() + "; " + spirv_cross_version() +
          "; target vulkan1.0/spirv1.0; spirv-opt performance passes on fragment modules; SPVRemapper DO_EVERYTHING; function-local IDs in definition order";
+}
+
+std::string specialization_fingerprint() {
+  return "spirv-opt set-spec-constant-default-value (bit patterns), freeze-spec-constant-value, "
+         "fold-spec-constant-op-and-composite after the first spirv-val, then spirv-val";
 }
 
 }  // namespace shaderbake::compile

@@ -16,8 +16,16 @@ namespace shaderbake::compile {
 // The in-process compile chain:
 //   GLSL -> glslang -> spirv-val -> spirv-opt (performance) -> spirv-val -> canonical IDs -> spirv-val
 //   -> reflection.
-// Deterministic: the same source gives the same words on any thread. Thread-safe.
-Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source);
+// With `specialization` values the module is specialized right after the first spirv-val
+// (freeze_specialization_constants: every specialization constant becomes a plain constant, a constant the
+// values do not name at its default) and validated again; the rest of the chain is unchanged (vertex modules
+// still get no performance passes). Values may come in any order; two for one constant id, or one for an id
+// the module does not declare, is an error naming the id (reasons in spirv_tools.hpp). Without values no
+// specialization step runs: the words are those of the chain above, which the artifact cache and bundles
+// rely on.
+// Deterministic: the same source and values give the same words on any thread. Thread-safe.
+Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
+                                    std::span<const SpecializationValue> specialization = {});
 
 struct CompileJob {
   ShaderStage stage = ShaderStage::fragment;
@@ -25,7 +33,15 @@ struct CompileJob {
   // The emitter and version that generated `source` ("<guest>-exact/1"). It does not change what is compiled;
   // a ModuleStore files the artifact under it (part of the artifact's identity).
   std::string emitter_id;
+  // Vulkan specialization values frozen into the module (compile_glsl); empty: none, the module keeps its
+  // specialization constants. A set keyed by constant id: the order does not matter (jobs whose values differ
+  // only in order are the same job), a constant id given twice fails the job.
+  std::vector<SpecializationValue> specialization;
 };
+
+// `values` in canonical order: sorted by constant id (then words, so that even an invalid list with a
+// duplicate id has one canonical form). What compile_all and the artifact cache identify a job's values by.
+std::vector<SpecializationValue> canonical_specialization(std::span<const SpecializationValue> values);
 
 // Where compile_all looks for a module before compiling it and puts what it compiled: the artifact cache
 // (lib/cache) implements it, so lib/compile knows nothing of files. Both functions are called from several
@@ -39,12 +55,12 @@ class ModuleStore {
   virtual void put(const CompileJob& job, const CompiledModule& module) = 0;
 };
 
-// Compiles every job on `threads` threads (0 = hardware concurrency). Identical (stage, source) pairs are
-// compiled once (and looked up / stored once, under the first such job's emitter id). With a `store`, each
-// unique job is first looked up there; a module it lacks is compiled and put. Results come back in job
-// order whatever order the threads finish in, identical with and without a store; a failure of one job
-// never stops the others (failures are not stored). `progress`, when set, is called after each unique job
-// with the unique jobs done and their total, one call at a time (from whichever compile thread finished it).
+// Compiles every job on `threads` threads (0 = hardware concurrency). Jobs alike in (stage, source, canonical
+// specialization values) are compiled once (and looked up / stored once, under the first such job's emitter
+// id). With a `store`, each unique job is first looked up there; a module it lacks is compiled and put.
+// Results come back in job order whatever order the threads finish in, identical with and without a store; a
+// failure of one job never stops the others (failures are not stored). `progress`, when set, is called after each
+// unique job with the unique jobs done and their total, one call at a time (from whichever compile thread finished it).
 using CompileProgress = std::function<void(size_t done, size_t total)>;
 std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
                                                 ModuleStore* store = nullptr, const CompileProgress& progress = {});
@@ -52,5 +68,9 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
 // The versions of every tool whose output reaches an artifact, and the chain's options: part of every
 // compiled artifact's identity.
 std::string toolchain_fingerprint();
+
+// What the chain does with specialization values (the passes and where they run): part of the identity of
+// the artifacts of jobs with values only, so that the identities of jobs without values stay what they were.
+std::string specialization_fingerprint();
 
 }  // namespace shaderbake::compile

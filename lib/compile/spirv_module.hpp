@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,15 @@
 namespace shaderbake::compile {
 
 enum class ShaderStage : uint8_t { vertex = 0, fragment = 4 };  // values of SPIR-V's ExecutionModel
+
+// The value a pipeline would give one specialization constant (VkSpecializationMapEntry::constantID and the
+// bytes it points at), as the bit pattern of the constant's type: one word for a bool (0 or 1, as VkBool32),
+// a 32-bit int, uint or float; two words, low word first, for a 64-bit one.
+struct SpecializationValue {
+  uint32_t constant_id = 0;  // the SpecId (GLSL constant_id) of the constant
+  std::vector<uint32_t> words;
+  friend auto operator<=>(const SpecializationValue&, const SpecializationValue&) = default;
+};
 
 // What a module asks of the pipeline layout, read back from its SPIR-V (SPIRV-Cross).
 struct Reflection {

@@ -5,6 +5,8 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 
 namespace shaderbake::compile {
 
@@ -47,6 +49,113 @@ Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv)
   std::vector<uint32_t> out;
   if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
     return tools_error("spirv_optimizer_error", "spirv-opt: " + log);
+  return out;
+}
+
+namespace {
+
+constexpr uint32_t kOpTypeBool = 20;
+constexpr uint32_t kOpTypeInt = 21;
+constexpr uint32_t kOpTypeFloat = 22;
+constexpr uint32_t kOpSpecConstantTrue = 48;
+constexpr uint32_t kOpSpecConstantFalse = 49;
+constexpr uint32_t kOpSpecConstant = 50;
+constexpr uint32_t kOpDecorate = 71;
+constexpr uint32_t kDecorationSpecId = 1;
+constexpr uint32_t kBoolWidth = 0;  // in SpecConstantWidths: the constant is a bool
+
+Error specialization_error(const char* reason, uint32_t constant_id, const std::string& what) {
+  Error e;
+  e.kind = ErrorKind::bad_input;
+  e.reason = reason;
+  e.message = "specialization constant_id " + std::to_string(constant_id) + ": " + what;
+  return e;
+}
+
+// SpecId -> width in bits of the scalar constant it decorates (kBoolWidth for a bool), from the module's
+// OpDecorate SpecId, OpSpecConstant{,True,False} and scalar type declarations.
+using SpecConstantWidths = std::map<uint32_t, uint32_t>;
+
+Result<SpecConstantWidths> spec_constant_widths(const std::vector<uint32_t>& spirv) {
+  std::unordered_map<uint32_t, uint32_t> spec_id_of;        // decorated ID -> SpecId
+  std::unordered_map<uint32_t, uint32_t> width_of_type;     // scalar type ID -> width (kBoolWidth: bool)
+  std::unordered_map<uint32_t, uint32_t> type_of_constant;  // spec constant ID -> its type ID
+  for (size_t at = 5; at < spirv.size();) {
+    const uint32_t* w = &spirv[at];
+    const uint32_t word_count = w[0] >> 16;
+    if (word_count == 0 || word_count > spirv.size() - at)
+      return tools_error("spirv_parse_error",
+                         "reading specialization constants: malformed instruction at word " + std::to_string(at));
+    switch (w[0] & 0xFFFF) {
+      case kOpDecorate:
+        if (word_count >= 4 && w[2] == kDecorationSpecId) spec_id_of[w[1]] = w[3];
+        break;
+      case kOpTypeBool:
+        if (word_count >= 2) width_of_type[w[1]] = kBoolWidth;
+        break;
+      case kOpTypeInt:
+      case kOpTypeFloat:
+        if (word_count >= 3) width_of_type[w[1]] = w[2];
+        break;
+      case kOpSpecConstantTrue:
+      case kOpSpecConstantFalse:
+      case kOpSpecConstant:
+        if (word_count >= 3) type_of_constant[w[2]] = w[1];
+        break;
+      default: break;
+    }
+    at += word_count;
+  }
+  SpecConstantWidths widths;
+  for (const auto& [target, spec_id] : spec_id_of) {
+    const auto type = type_of_constant.find(target);
+    if (type == type_of_constant.end()) continue;  // not a scalar spec constant: spirv-val refuses such a module
+    const auto width = width_of_type.find(type->second);
+    if (width != width_of_type.end()) widths[spec_id] = width->second;
+  }
+  return widths;
+}
+
+}  // namespace
+
+Result<std::vector<uint32_t>> freeze_specialization_constants(const std::vector<uint32_t>& spirv,
+                                                              std::span<const SpecializationValue> values) {
+  auto widths = spec_constant_widths(spirv);
+  if (!widths) return std::move(widths).error();
+  std::unordered_map<uint32_t, std::vector<uint32_t>> bit_patterns;
+  for (const SpecializationValue& value : values) {
+    const uint32_t id = value.constant_id;
+    if (!bit_patterns.emplace(id, value.words).second)
+      return specialization_error("duplicate_specialization_constant", id, "given more than one value");
+    const auto width = widths->find(id);
+    if (width == widths->end())
+      return specialization_error("unknown_specialization_constant", id, "the module declares no such constant");
+    if (width->second == kBoolWidth) {
+      if (value.words.size() != 1 || value.words[0] > 1)
+        return specialization_error("bad_specialization_value", id, "a bool takes one word, 0 or 1");
+    } else if (width->second % 32 != 0) {
+      return specialization_error(
+          "bad_specialization_value", id,
+          "a " + std::to_string(width->second) + "-bit constant has no whole-word bit pattern (32- and 64-bit only)");
+    } else if (value.words.size() != width->second / 32) {
+      return specialization_error("bad_specialization_value", id,
+                                  "a " + std::to_string(width->second) + "-bit constant takes " +
+                                      std::to_string(width->second / 32) + " word(s), not " +
+                                      std::to_string(value.words.size()));
+    }
+  }
+
+  std::string log;
+  spvtools::Optimizer optimizer(kEnv);
+  optimizer.SetMessageConsumer(collect_into(&log));
+  optimizer.RegisterPass(spvtools::CreateSetSpecConstantDefaultValuePass(bit_patterns))
+      .RegisterPass(spvtools::CreateFreezeSpecConstantValuePass())
+      .RegisterPass(spvtools::CreateFoldSpecConstantOpAndCompositePass());
+  spvtools::OptimizerOptions options;
+  options.set_run_validator(false);  // the chain validates before and after
+  std::vector<uint32_t> out;
+  if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
+    return tools_error("spirv_optimizer_error", "spirv-opt (specialization): " + log);
   return out;
 }
 
