@@ -4,12 +4,14 @@
 //             (os_floor), and sbk_bundle_open_memory; the first probe of a fresh mapping (its page faults)
 //   probe     sbk_bundle_find: a hot working set of 64 keys (a renderer re-probing its current draws), present
 //             keys at random over the whole bundle, and misses; sbk_hash_key alone on the same keys and the
-//             rest of a hit's own work (key compare + the record's 24-byte check), so what remains of a probe
-//             (directory, index entry, cache misses) reads as the difference
+//             rest of a hit's own work (the checks of its row and its shader entry's row, 16 bytes each, and
+//             the compare of the full key), so what remains of a probe (directory, tags, reading the pieces of
+//             the key, cache misses) reads as the difference
 //   modules   sbk_bundle_read_module (decompress + checksum) of real modules: without a caller ZSTD_DCtx, with
 //             one, and with one on a bundle after sbk_bundle_prepare_dictionary (the dictionary digested once)
 // Synthetic bundles of 1k / 100k / 1M pipeline entries (real pipeline keys: an nv2a exact key of random program
-// words + one of a few host states, ~270 bytes) are built in memory with BundleBuilder and written to a temp
+// words + one of a few host states, ~270 bytes; each exact key has its specialization entry too, as in a
+// built bundle, so a bundle holds twice as many entries as pipelines) are built in memory with BundleBuilder and written to a temp
 // file once per size (setup, never timed); one size lives in memory at a time. Real modules come from a bundle
 // the CLI built from a generated trace: --sbk-bundle=PATH (bench/bundle_size.sh --bundle-bench does it all).
 //
@@ -101,8 +103,10 @@ std::vector<sbk_host_state> host_states() {
   return hosts;
 }
 
-// One pipeline key from random program words (stage count 1-8, as the guest writes it) and a host state.
-void random_pipeline_key(std::mt19937_64& rng, const std::vector<sbk_host_state>& hosts, uint8_t* out, size_t* size) {
+// One pipeline key from random program words (stage count 1-8, as the guest writes it) and a host state; its
+// exact key into `exact`.
+void random_pipeline_key(std::mt19937_64& rng, const std::vector<sbk_host_state>& hosts, uint8_t* out, size_t* size,
+                         uint8_t exact[SBK_NV2A_EXACT_KEY_SIZE]) {
   sbk_nv2a_program p{};
   auto word = [&] { return static_cast<uint32_t>(rng()); };
   p.combiner_control = (word() & ~0xFFu) | (1u + word() % 8u);
@@ -120,10 +124,9 @@ void random_pipeline_key(std::mt19937_64& rng, const std::vector<sbk_host_state>
   }
   p.alpha_test_enabled = static_cast<uint8_t>(word() & 1u);
   p.alpha_test_func = static_cast<uint8_t>(word() % 8u);
-  uint8_t exact[SBK_NV2A_EXACT_KEY_SIZE];
   sbk_nv2a_encode_exact_key(&p, exact);
   const sbk_host_state& host = hosts[rng() % hosts.size()];
-  if (sbk_encode_pipeline_key(SBK_ROUTE_EXACT, exact, sizeof exact, &host, out, kKeyCapacity, size) != SBK_OK) {
+  if (sbk_encode_pipeline_key(SBK_ROUTE_EXACT, exact, SBK_NV2A_EXACT_KEY_SIZE, &host, out, kKeyCapacity, size) != SBK_OK) {
     std::fprintf(stderr, "bundle_bench: cannot encode a pipeline key\n");
     std::exit(1);
   }
@@ -180,12 +183,13 @@ Corpus& corpus(size_t entries) {
     bundle::LayoutContract layout;
     for (uint32_t b = 0; b < 4; ++b) layout.bindings.push_back({b, 1, 1, 16});
     layout.bindings.push_back({4, 6, 1, 16});
-    uint8_t key[kKeyCapacity];
+    uint8_t key[kKeyCapacity], exact[SBK_NV2A_EXACT_KEY_SIZE];
     size_t size = 0;
     c->present.bytes.reserve(entries * 280);
     for (size_t i = 0; i < entries; ++i) {
-      random_pipeline_key(rng, hosts, key, &size);
+      random_pipeline_key(rng, hosts, key, &size, exact);
       c->present.add(key, size);
+      builder.add_specialization(exact, SBK_STATUS_READY, fragments[i % fragments.size()], 0);
       builder.add_pipeline({key, size}, vertex, fragments[i % fragments.size()], layout);
     }
     auto serialized = builder.serialize(bundle::WriteOptions{});
@@ -202,10 +206,10 @@ Corpus& corpus(size_t entries) {
     c->hot.add(c->present.key(k), c->present.size[k]);
   }
   std::mt19937_64 other(0xab5e47u + entries);  // another stream: none of these keys is in the bundle
-  uint8_t key[kKeyCapacity];
+  uint8_t key[kKeyCapacity], exact[SBK_NV2A_EXACT_KEY_SIZE];
   size_t size = 0;
   for (size_t i = 0; i < kMissKeys; ++i) {
-    random_pipeline_key(other, hosts, key, &size);
+    random_pipeline_key(other, hosts, key, &size, exact);
     c->absent.add(key, size);
   }
   c->path = (std::filesystem::temp_directory_path() /
@@ -347,9 +351,18 @@ void os_floor_first_touch(benchmark::State& state, size_t entries) {
     const sbk_key_hash h = sbk_hash_key(c.present.key(i), c.present.size[i]);
     const size_t bucket = bits ? static_cast<size_t>(h.high >> (64 - bits)) : 0;
     const size_t base = static_cast<size_t>(index - c.bytes.data());
-    const size_t record = static_cast<size_t>(e.key - c.bytes.data()) - SBK_BUNDLE_RECORD_HEADER_SIZE;
-    const size_t at[4] = {base + 16 + 4 * bucket, base + prefix + 32 * size_t{e.index}, record,
-                          record + SBK_BUNDLE_RECORD_HEADER_SIZE + e.key_size - 1};
+    sbk_entry shader;
+    if (sbk_bundle_entry_at(&c.bundle, e.shader_entry, &shader) != SBK_OK) {
+      state.SkipWithError("shader entry unreadable");
+      break;
+    }
+    uint64_t records_size = 0;
+    const size_t records = static_cast<size_t>(sbk_bundle_section(&c.bundle, SBK_SECTION_RECORDS, &records_size) - c.bytes.data());
+    const size_t key = static_cast<size_t>(shader.key - c.bytes.data());
+    // The host state's parts are left out: a few of them serve every pipeline, so they stay in cache.
+    const size_t at[6] = {base + 16 + 4 * bucket, base + prefix + SBK_BUNDLE_INDEX_ENTRY_SIZE * size_t{e.index},
+                          records + SBK_BUNDLE_RECORD_SIZE * size_t{e.index},
+                          records + SBK_BUNDLE_RECORD_SIZE * size_t{e.shader_entry}, key, key + shader.key_size - 1};
     const int fd = ::open(c.path.c_str(), O_RDONLY);
     void* map = fd < 0 ? MAP_FAILED : ::mmap(nullptr, c.bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
     if (fd >= 0) ::close(fd);
@@ -415,31 +428,46 @@ void hash_hot(benchmark::State& state, size_t entries) {
   hash_keys(state, c.hot);
   state.counters["key_bytes"] = c.mean_key_size;
 }
-// What a hit does besides hashing the probed key: compare the record's key with it, all bytes, and verify
-// the record's check (XXH3-64 of its 24 fixed-field bytes, seeded with the key's hash).
+// What a hit does besides hashing the probed key: verify its row's check and its shader entry's (XXH3-64 of 16
+// bytes each, seeded with the row's position and tag) and compare the full key with the probed key.
 void record_check_hot(benchmark::State& state, size_t entries) {
   const Corpus& c = corpus(entries);
   struct Hit {
-    const uint8_t* record;
+    const uint8_t* row;
+    const uint8_t* shader_row;
+    uint64_t seed, shader_seed;
+    std::vector<uint8_t> stored;  // the key as the bundle's pieces hold it
     const uint8_t* probed;
     size_t key_size;
-    uint64_t seed;
   };
+  uint64_t records_size = 0;
+  const uint8_t* records = sbk_bundle_section(&c.bundle, SBK_SECTION_RECORDS, &records_size);
   std::vector<Hit> hits;
   for (size_t i = 0; i < c.hot.count(); ++i) {
     sbk_entry e;
-    if (sbk_bundle_find(&c.bundle, c.hot.key(i), c.hot.size[i], &e) != SBK_OK) {
+    size_t size = 0;
+    Hit h;
+    h.stored.resize(c.hot.size[i]);
+    if (sbk_bundle_find(&c.bundle, c.hot.key(i), c.hot.size[i], &e) != SBK_OK ||
+        sbk_bundle_entry_key(&c.bundle, e.index, h.stored.data(), h.stored.size(), &size) != SBK_OK) {
       state.SkipWithError("hot key not found");
       return;
     }
-    hits.push_back({e.key - SBK_BUNDLE_RECORD_HEADER_SIZE, c.hot.key(i), c.hot.size[i],
-                    sbk_hash_key(c.hot.key(i), c.hot.size[i]).low});
+    const uint32_t tag = static_cast<uint32_t>(sbk_hash_key(c.hot.key(i), c.hot.size[i]).high);
+    h.row = records + SBK_BUNDLE_RECORD_SIZE * size_t{e.index};
+    h.shader_row = records + SBK_BUNDLE_RECORD_SIZE * size_t{e.shader_entry};
+    h.seed = (uint64_t{e.index} << 32) | tag;
+    h.shader_seed = uint64_t{e.shader_entry} << 32;
+    h.probed = c.hot.key(i);
+    h.key_size = c.hot.size[i];
+    hits.push_back(std::move(h));
   }
   size_t i = 0;
   for (auto _ : state) {
     const Hit& h = hits[i];
-    benchmark::DoNotOptimize(std::memcmp(h.record + SBK_BUNDLE_RECORD_HEADER_SIZE, h.probed, h.key_size));
-    benchmark::DoNotOptimize(XXH3_64bits_withSeed(h.record + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8, h.seed));
+    benchmark::DoNotOptimize(XXH3_64bits_withSeed(h.row + 4, SBK_BUNDLE_RECORD_SIZE - 4, h.seed));
+    benchmark::DoNotOptimize(XXH3_64bits_withSeed(h.shader_row + 4, SBK_BUNDLE_RECORD_SIZE - 4, h.shader_seed));
+    benchmark::DoNotOptimize(std::memcmp(h.stored.data(), h.probed, h.key_size));
     if (++i == hits.size()) i = 0;
   }
 }

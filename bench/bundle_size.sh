@@ -4,8 +4,9 @@
 #   raw SPIR-V of the bundle's modules (each stored once), plain per-module `zstd -19` of each module (with the
 #   CLI's default 4-byte checksum, and with --no-check as the bundle's frames have none), `zstd -19` of all
 #   modules concatenated (the bound without random access), the bundle's dictionary frames + dictionary, and
-#   the whole bundle file (which also holds the index and one record with the full key per entry), plus the
-#   SPIR-V a store without module dedupe would hold (each entry's modules counted once per entry).
+#   the whole bundle file (which also holds the index, a row per entry and the keys and host states the rows
+#   refer to), plus the SPIR-V a store without module dedupe would hold (each entry's modules counted once per
+#   entry).
 # Usage: bench/bundle_size.sh [--bundle-bench [bundle_bench options]]
 #   --bundle-bench  then runs build/bench/bundle_bench (open, probe, module read; medians of 5 repetitions)
 #                   with this bundle's modules as the real ones; the options after it go to bundle_bench.
@@ -87,12 +88,13 @@ part "frames" "$frames"
 part "dictionary" "$dictionary"
 row "zstd -19 of all modules concatenated (no random access)" "$concat"
 row "whole bundle file" "$file"
-for s in index records modules layouts meta report; do
+for s in index records shader_keys host_states host_state_parts modules layouts meta report dynamic_fallbacks prewarm \
+  specialization_data; do
   b=$(section "$s")
   [[ -n $b ]] && part "section $s" "$b"
 done
 echo
-echo "Entries (full keys are in the records):"
+echo "Entries (full key sizes; the bundle stores each shader key and each host-state part once):"
 awk '$1 == "entries" {printf "  %-15s %6d entries, %9d key bytes (%.0f B mean)\n", $2, $3, $5, $3 ? $5 / $3 : 0}' "$work/size_sections.txt"
 awk -v pe="$per_entry" -v file="$file" -v raw="$raw" \
   'BEGIN {printf "SPIR-V without module dedupe (each entry'"'"'s modules, counted per entry): %d bytes = %.1fx raw; the bundle file is %.1fx smaller than it\n", pe, pe / raw, pe / file}'

@@ -13,7 +13,8 @@
 int main(int argc, char** argv) {
   static const char* names[SBK_SECTION_TYPE_COUNT] = {"",       "meta",       "index",   "records",     "modules",
                                                       "module_data", "dictionary", "layouts", "report", "driver_cache",
-                                                      "dynamic_fallbacks", "prewarm"};
+                                                      "dynamic_fallbacks", "prewarm", "shader_keys",
+                                                      "host_states", "host_state_parts", "specialization_data"};
   sbk_bundle bundle;
   sbk_result r;
   uint32_t m, t;
@@ -59,13 +60,13 @@ int main(int argc, char** argv) {
   {
     /* What the entries hold: keys by kind, and the SPIR-V a store without module dedupe would keep (each
      * pipeline's vertex + fragment module, each specialization's or family's fragment module). */
-    unsigned long long keys[4] = {0, 0, 0, 0}, key_bytes[4] = {0, 0, 0, 0}, spirv[4] = {0, 0, 0, 0};
+    unsigned long long keys[5] = {0, 0, 0, 0, 0}, key_bytes[5] = {0, 0, 0, 0, 0}, spirv[5] = {0, 0, 0, 0, 0};
     uint32_t i;
     for (i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
       sbk_entry e;
       sbk_module_info info;
       r = sbk_bundle_entry_at(&bundle, i, &e);
-      if (r != SBK_OK || e.kind > 3) {
+      if (r != SBK_OK || e.kind > 4) {
         fprintf(stderr, "extract_modules: entry %u: %s\n", i, sbk_result_name(r));
         return 1;
       }

@@ -33,6 +33,7 @@ const char* kind_name(uint32_t kind) {
     case SBK_KEY_KIND_EXACT: return "specialization";
     case SBK_KEY_KIND_FAMILY: return "family";
     case SBK_KEY_KIND_PIPELINE: return "pipeline";
+    case SBK_KEY_KIND_COMPUTE_PIPELINE: return "compute_pipeline";
     default: return "unknown";
   }
 }
@@ -47,8 +48,10 @@ const char* status_name(uint32_t status) {
 }
 
 const char* section_name(uint32_t type) {
-  static const char* const kNames[] = {"?",       "meta",    "index",        "records",           "modules", "module_data",
-                                       "dictionary", "layouts", "report", "driver_cache", "dynamic_fallbacks", "prewarm"};
+  static const char* const kNames[] = {"?",           "meta",         "index",             "records",
+                                       "modules",     "module_data",  "dictionary",        "layouts",
+                                       "report",      "driver_cache", "dynamic_fallbacks", "prewarm",
+                                       "shader_keys", "host_states",  "host_state_parts",  "specialization_data"};
   static_assert(std::size(kNames) == SBK_SECTION_TYPE_COUNT);
   return type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "unknown";
 }
@@ -99,8 +102,8 @@ std::string text_of_string(const nlohmann::ordered_json& j) {
   return j.is_string() ? escape_controls(j.get<std::string>()) : text_of(j);
 }
 
-// The two router-data sections of format 2.1 (DYNAMIC_FALLBACKS, PREWARM), read through the loader: counts, and
-// null for a section the bundle lacks (a 2.0 bundle has neither).
+// The two router-data sections (DYNAMIC_FALLBACKS, PREWARM), read through the loader: counts, and null for a
+// section the bundle lacks.
 nlohmann::ordered_json router_data_json(const sbk_bundle& b, std::vector<std::string>& problems) {
   nlohmann::ordered_json out;
   uint64_t size = 0;
@@ -154,7 +157,7 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
   out["bytes"] = file.size();
   out["format"] = std::to_string(SBK_BUNDLE_FORMAT_MAJOR) + "." + std::to_string(sbk_bundle_format_minor(&b));
   out["meta"] = embedded_json(file.meta_json(), "the META section", problems);
-  uint64_t kinds[4] = {0, 0, 0, 0}, routes[3] = {0, 0, 0}, damaged = 0;
+  uint64_t kinds[5] = {0, 0, 0, 0, 0}, routes[3] = {0, 0, 0}, damaged = 0;
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&b); ++i) {
     sbk_entry e;
     if (const sbk_result r = sbk_bundle_entry_at(&b, i, &e); r != SBK_OK) {
@@ -163,13 +166,14 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
       continue;
     }
     ++kinds[e.kind];
-    if (e.kind == SBK_KEY_KIND_PIPELINE && e.key_size > 2 && e.key[2] <= 2) ++routes[e.key[2]];
+    if (e.kind == SBK_KEY_KIND_PIPELINE) ++routes[e.route];
   }
   out["entries"] = {{"total", sbk_bundle_entry_count(&b)},
                     {"specializations", kinds[SBK_KEY_KIND_EXACT]},
                     {"families", kinds[SBK_KEY_KIND_FAMILY]},
                     {"exact_pipelines", routes[SBK_ROUTE_EXACT]},
                     {"fallback_pipelines", routes[SBK_ROUTE_FALLBACK]},
+                    {"compute_pipelines", kinds[SBK_KEY_KIND_COMPUTE_PIPELINE]},
                     {"damaged", damaged}};
   uint64_t raw = 0, compressed = 0;
   for (uint32_t m = 0; m < sbk_bundle_module_count(&b); ++m) {
@@ -246,7 +250,7 @@ nlohmann::ordered_json module_json(const bundle::BundleFile& file, uint32_t modu
 nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const GuestModel& guest, const sbk_entry& e, bool disassemble,
                                   std::vector<std::string>& problems) {
   nlohmann::ordered_json out;
-  const std::span<const uint8_t> key(e.key, e.key_size);
+  const std::vector<uint8_t> key = bundle::entry_key(file.handle(), e);
   out["kind"] = kind_name(e.kind);
   out["key_hash"] = KeyHash::of(key).to_hex();
   out["key"] = hex_bytes(key);
@@ -267,7 +271,7 @@ nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const GuestMod
     const uint8_t* fragment_key = nullptr;
     size_t fragment_size = 0;
     sbk_host_state host;
-    if (sbk_decode_pipeline_key(e.key, e.key_size, &route, &fragment_key, &fragment_size, &host) == SBK_OK) {
+    if (sbk_decode_pipeline_key(key.data(), key.size(), &route, &fragment_key, &fragment_size, &host) == SBK_OK) {
       out["route"] = route == SBK_ROUTE_EXACT ? "exact" : "fallback";
       out["fragment_key"] = KeyHash::of({fragment_key, fragment_size}).to_hex();
       out["host"] = host_state_json(host);
@@ -278,8 +282,14 @@ nlohmann::ordered_json entry_json(const bundle::BundleFile& file, const GuestMod
     else problems.push_back(layout.error().message);
     out["vertex_module"] = module_json(file, e.vertex_module, disassemble, problems);
   }
-  if (e.fragment_module != SBK_NO_MODULE)
+  if (e.kind == SBK_KEY_KIND_COMPUTE_PIPELINE) {
+    out["route"] = e.route == SBK_ROUTE_EXACT ? "exact" : "fallback";
+    if (auto layout = file.layout(e.layout)) out["layout"] = layout_json(*layout);
+    else problems.push_back(layout.error().message);
+    out["compute_module"] = module_json(file, e.fragment_module, disassemble, problems);
+  } else if (e.fragment_module != SBK_NO_MODULE) {
     out["fragment_module"] = module_json(file, e.fragment_module, disassemble, problems);
+  }
   return out;
 }
 
@@ -380,8 +390,8 @@ int run_inspect(const InspectOptions& options, const GuestCatalog& guests) {
         problems.push_back(e.error().message);
         continue;
       }
-      const std::string hash = KeyHash::of({e->key, e->key_size}).to_hex();
-      const char* route = e->kind == SBK_KEY_KIND_PIPELINE ? (e->key[2] == SBK_ROUTE_EXACT ? "exact" : "fallback") : "";
+      const std::string hash = KeyHash::of(bundle::entry_key(file->handle(), *e)).to_hex();
+      const char* route = e->route == SBK_ROUTE_EXACT ? "exact" : e->route == SBK_ROUTE_FALLBACK ? "fallback" : "";
       if (options.json) list.push_back({{"kind", kind_name(e->kind)}, {"key_hash", hash}, {"status", status_name(e->status)}});
       else std::printf("%s %s %s %s\n", hash.c_str(), kind_name(e->kind), route, status_name(e->status));
     }
@@ -397,7 +407,7 @@ int run_inspect(const InspectOptions& options, const GuestCatalog& guests) {
   if (matches.size() > 1) {
     print_error("'" + options.key + "' matches " + std::to_string(matches.size()) + " entries; give more digits:");
     for (const sbk_entry& e : matches)
-      print_stderr_line("  " + KeyHash::of({e.key, e.key_size}).to_hex() + " " + kind_name(e.kind), false);
+      print_stderr_line("  " + KeyHash::of(bundle::entry_key(file->handle(), e)).to_hex() + " " + kind_name(e.kind), false);
     return kExitUsage;
   }
   auto view = entry_json(*file, *opened->guest, matches.front(), !options.no_disassembly, problems);

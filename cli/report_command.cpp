@@ -285,7 +285,7 @@ int run_report_coverage(const ReportOptions& options, const GuestCatalog& guests
     line("draws", result.draws);
     line("first uses", result.first_uses);
     if (!result.router_data)
-      std::printf("  no router data: the bundle has no DYNAMIC_FALLBACKS section (format 2.0): per-host-state "
+      std::printf("  no router data: the bundle has no DYNAMIC_FALLBACKS section: per-host-state "
                   "fallback pipelines only\n");
     else if (result.draws.dynamic_fallback > 0)
       std::printf("  dynamic fallback: the family's dynamic-state fallback pipeline for the attachment signature; "

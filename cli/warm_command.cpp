@@ -82,7 +82,7 @@ ordered_json failures_json(const sbk_bundle& bundle, const vulkan::BundlePipelin
     if (p.created) continue;
     sbk_entry e;
     const std::string hash =
-        sbk_bundle_entry_at(&bundle, p.entry, &e) == SBK_OK ? KeyHash::of({e.key, e.key_size}).to_hex() : "";
+        sbk_bundle_entry_at(&bundle, p.entry, &e) == SBK_OK ? KeyHash::of(bundle::entry_key(bundle, e)).to_hex() : "";
     out.push_back({{"entry", p.entry}, {"key_hash", hash}, {"error", p.error}});
   }
   return out;

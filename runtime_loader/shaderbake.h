@@ -2,7 +2,7 @@
 /*
  * shaderbake.h — the guest-independent runtime side of shaderbake, as one C99 header: result codes, the key
  * hash, the identities every canonical key starts with, the host state (Vulkan terms) and the pipeline key
- * (encoders and decoders), and the loader of bundle format 2.1 with its router data. The shaderbake tool
+ * (encoders and decoders), and the loader of bundle format 3 with its router data. The shaderbake tool
  * compiles this same code, so writer and reader cannot drift.
  *
  * Who includes what (each header includes the ones it needs):
@@ -91,9 +91,10 @@ enum { SBK_GUEST_NONE = 0, SBK_GUEST_NV2A = 1 };
 
 /* Second byte of every canonical key: which of the three identities it is. */
 enum {
-  SBK_KEY_KIND_EXACT = 1,    /* exact specialization key: every static field the exact emitter reads */
-  SBK_KEY_KIND_FAMILY = 2,   /* fallback family key: static fields the ubershader cannot take at run time */
-  SBK_KEY_KIND_PIPELINE = 3  /* fragment identity + host fixed-function state */
+  SBK_KEY_KIND_EXACT = 1,           /* exact specialization key: every static field the exact emitter reads */
+  SBK_KEY_KIND_FAMILY = 2,          /* fallback family key: static fields the ubershader cannot take at run time */
+  SBK_KEY_KIND_PIPELINE = 3,        /* graphics pipeline: fragment identity + host fixed-function state */
+  SBK_KEY_KIND_COMPUTE_PIPELINE = 4 /* compute pipeline: the compute shader's identity */
 };
 
 /* Route a pipeline key belongs to. */
@@ -202,32 +203,35 @@ SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, 
                                            const uint8_t** fragment_key, size_t* fragment_key_size,
                                            sbk_host_state* host);
 
-/* ---- bundle loader (format 2; schemas/bundle.md is the normative byte layout) -----------------------
+/* ---- bundle loader (format 3; schemas/bundle.md is the normative byte layout) -----------------------
  * A bundle holds, for the keys a build met: specializations (exact key -> exact fragment module, or why
  * there is none, and the admission result), fallback families (family key -> ubershader module) and
- * pipelines (pipeline key -> complete recipe: vertex + fragment module, layout contract; the host state is
- * the key's own bytes). Modules are zstd frames, stored once by content.
+ * pipelines (pipeline key -> complete recipe: vertex + fragment module, layout contract, host state).
+ * Shader keys and host states are stored once and referenced from the pipelines' rows; modules are zstd
+ * frames, stored once by content.
  *
  * Opening validates the header and the section table only: O(1) in the bundle's size. Every other offset
  * and size is checked when it is used, so a truncated or corrupt bundle gives SBK_ERROR_CORRUPT (or, for
- * damage inside the hash index or a record's key bytes, a miss), never an out-of-bounds read. A hit is
- * always confirmed by comparing the full key bytes, and the record's fixed fields by their 64-bit check
- * (seeded with the key's hash): a wrong hit needs a 64-bit checksum collision on top of a damaged file. sbk_bundle_check_sections verifies every section checksum (O(size)) for callers
- * that want corruption found up front.
+ * damage inside the hash index or the stored key bytes, a miss), never an out-of-bounds read. A hit is
+ * always confirmed by comparing the full key bytes, and every row it reads by the row's 32-bit check (seeded
+ * with its index position and hash tag). sbk_bundle_check_sections verifies every section checksum (O(size))
+ * for callers that want corruption found up front.
  *
  * Thread-safety: an open bundle is immutable (once sbk_bundle_prepare_dictionary, if called, has returned);
  * every function taking a const sbk_bundle* may run on any number of threads at once. Probes allocate nothing
  * and change nothing. */
 
-#define SBK_BUNDLE_FORMAT_MAJOR 2
-#define SBK_BUNDLE_FORMAT_MINOR 1
+#define SBK_BUNDLE_FORMAT_MAJOR 3
+#define SBK_BUNDLE_FORMAT_MINOR 0
 #define SBK_BUNDLE_HEADER_SIZE 64
 #define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
 #define SBK_BUNDLE_MAX_SECTIONS 64
-#define SBK_BUNDLE_RECORD_HEADER_SIZE 32
-#define SBK_BUNDLE_MODULE_ENTRY_SIZE 40
+#define SBK_BUNDLE_RECORD_SIZE 20       /* RECORDS: one fixed row per index entry */
+#define SBK_BUNDLE_MODULE_ENTRY_SIZE 32 /* MODULES: u32 count, u32 reserved, then 32-byte rows */
 #define SBK_BUNDLE_MAX_MODULE_SIZE (64u << 20) /* raw SPIR-V bytes of one module, at most */
-#define SBK_BUNDLE_INDEX_ENTRY_SIZE 32
+#define SBK_BUNDLE_INDEX_ENTRY_SIZE 4   /* INDEX: one 32-bit hash tag per entry */
+#define SBK_BUNDLE_HOST_STATE_SIZE 16   /* HOST_STATES: u32 count, u32 reserved, then rows of 4 part items */
+#define SBK_HOST_STATE_PARTS 4          /* a host state's encoding, stored as four separately shared parts */
 #define SBK_BUNDLE_LAYOUT_SIZE 272
 #define SBK_BUNDLE_DRIVER_CACHE_ENTRY_SIZE 48 /* DRIVER_CACHE: u32 count, u32 reserved, then 48-byte entries */
 #define SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE 264 /* DYNAMIC_FALLBACKS: count, location mask, 16 x 4 defaults */
@@ -237,21 +241,26 @@ SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, 
 #define SBK_BUNDLE_MAX_DIRECTORY_BITS 24
 #define SBK_MAX_LAYOUT_BINDINGS 16
 #define SBK_NO_MODULE 0xFFFFFFFFu
+#define SBK_NO_ENTRY 0xFFFFFFFFu
 
 /* Section types. Types this header does not know are skipped (a later minor version may add some). */
 typedef enum sbk_section_type {
   SBK_SECTION_META = 1,         /* JSON text: generator, guest, toolchain fingerprint, emitter versions */
-  SBK_SECTION_INDEX = 2,        /* hash directory + sorted entries, searched in place */
-  SBK_SECTION_RECORDS = 3,      /* one record per entry: fields + the full canonical key */
+  SBK_SECTION_INDEX = 2,        /* hash directory + sorted hash tags, searched in place */
+  SBK_SECTION_RECORDS = 3,      /* one fixed-size row per entry, referring to keys, host states, modules */
   SBK_SECTION_MODULES = 4,      /* module table: where each zstd frame is, its raw size and checksum */
   SBK_SECTION_MODULE_DATA = 5,  /* the zstd frames */
   SBK_SECTION_DICTIONARY = 6,   /* zstd dictionary trained on the bundle's own modules (optional) */
   SBK_SECTION_LAYOUTS = 7,      /* pipeline layout contracts */
   SBK_SECTION_REPORT = 8,       /* build report: one zstd frame of JSON */
   SBK_SECTION_DRIVER_CACHE = 9, /* VkPipelineCache blobs per device (optional) */
-  SBK_SECTION_DYNAMIC_FALLBACKS = 10, /* dynamic-state fallback pipeline recipes, vertex defaults (optional; 2.1) */
-  SBK_SECTION_PREWARM = 11,           /* first-use order of the exact pipelines (optional; 2.1) */
-  SBK_SECTION_TYPE_COUNT = 12
+  SBK_SECTION_DYNAMIC_FALLBACKS = 10, /* dynamic-state fallback pipeline recipes, vertex defaults (optional) */
+  SBK_SECTION_PREWARM = 11,           /* first-use order of the exact pipelines (optional) */
+  SBK_SECTION_SHADER_KEYS = 12,       /* the exact and family keys, each once */
+  SBK_SECTION_HOST_STATES = 13,       /* host states, each a row of four part items */
+  SBK_SECTION_HOST_STATE_PARTS = 14,  /* the parts of host-state encodings, each once */
+  SBK_SECTION_SPECIALIZATION_DATA = 15, /* VkSpecializationInfo contents of pipelines (optional) */
+  SBK_SECTION_TYPE_COUNT = 16
 } sbk_section_type;
 
 /* Why an entry has no module (SBK_STATUS_READY: it has one). */
@@ -272,6 +281,10 @@ typedef struct sbk_bundle {
   uint32_t directory_bits;
   uint32_t module_count;
   uint32_t layout_count;
+  uint32_t shader_key_count;
+  uint32_t host_state_count;
+  uint32_t host_state_part_count;
+  uint32_t specialization_count;
   uint16_t format_minor;
   uint16_t key_schema;
   uint8_t guest;
@@ -281,18 +294,23 @@ typedef struct sbk_bundle {
 /* One entry found by a probe (or enumerated). `key` points into the bundle and lives as long as it. */
 typedef struct sbk_entry {
   uint32_t index;           /* position in the index, for sbk_bundle_entry_at */
-  uint32_t kind;            /* SBK_KEY_KIND_EXACT (specialization), _FAMILY or _PIPELINE */
-  const uint8_t* key;
-  uint32_t key_size;
-  uint32_t status;          /* SBK_STATUS_*: READY when fragment_module is set */
-  uint32_t fragment_module; /* module index, or SBK_NO_MODULE */
-  uint32_t vertex_module;   /* pipelines: module index; otherwise SBK_NO_MODULE */
+  uint32_t kind;            /* SBK_KEY_KIND_EXACT (specialization), _FAMILY, _PIPELINE or _COMPUTE_PIPELINE */
+  const uint8_t* key;       /* exact and family entries: the key's bytes; pipelines: NULL, as a pipeline's key is
+                               stored in parts (sbk_bundle_entry_key assembles it) */
+  uint32_t key_size;        /* the full canonical key's size, every kind */
+  uint32_t status;          /* SBK_STATUS_*: READY when fragment_module is set (pipelines: always) */
+  uint32_t fragment_module; /* module index, or SBK_NO_MODULE; a compute pipeline's: its compute module */
+  uint32_t vertex_module;   /* graphics pipelines: module index; otherwise SBK_NO_MODULE */
   uint32_t layout;          /* pipelines: layout index; otherwise 0 */
   uint32_t rejection;       /* specializations: the guest's admission reason (0 = admitted to a family) */
+  uint32_t route;           /* pipelines: SBK_ROUTE_*; otherwise 0 */
+  uint32_t shader_entry;    /* pipelines: the index of the exact or family entry whose key is the pipeline's
+                               fragment (compute: shader) identity; otherwise SBK_NO_ENTRY */
+  uint32_t host_state;      /* graphics pipelines: the host state's row; otherwise SBK_NO_ENTRY */
 } sbk_entry;
 
 typedef struct sbk_module_info {
-  uint32_t stage;      /* VkShaderStageFlagBits: 1 vertex, 16 fragment */
+  uint32_t stage;      /* VkShaderStageFlagBits: 1 vertex, 16 fragment, 32 compute */
   uint32_t raw_size;   /* bytes of SPIR-V sbk_bundle_read_module writes */
   uint32_t compressed_size;
   uint32_t parent;     /* the module whose content the frame was compressed against, or SBK_NO_MODULE */
@@ -363,16 +381,48 @@ SBK_API void sbk_bundle_info(const sbk_bundle* bundle, sbk_header_info* out);
 SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_type type, uint64_t* size_out);
 
 /* Looks up a canonical key (any kind). SBK_OK fills `entry`; SBK_NOT_FOUND is the normal miss (also when
- * the only candidate's key bytes are damaged); SBK_ERROR_CORRUPT when a candidate holding the key has damaged
- * fields or bounds. One XXH3-128 of the key, one of 24 bytes, one key compare. No allocation, no side effect. */
+ * the only candidate's key bytes are damaged); SBK_ERROR_CORRUPT when a candidate's row (or, for a pipeline,
+ * its shader entry's row or host state) is damaged. One XXH3-128 of the key, a 16-byte row check per row read
+ * (a pipeline reads two), one compare of the full key bytes. No allocation, no side effect. */
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry);
 
-/* The index-th entry, in index order (for listing and verification). SBK_ERROR_CORRUPT also when the record
- * the index entry points at does not hold a key of the entry's hash. */
+/* The index-th entry, in index order (for listing and verification). SBK_ERROR_CORRUPT also when the key the
+ * row assembles to does not hash to the entry's tag. */
 SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry);
 
+/* Writes the full canonical key of entry `index` (a pipeline's assembled from its route, its shader entry's key
+ * and its host state's parts) into `out`. *size_out gets the key's size, also on SBK_ERROR_BUFFER_TOO_SMALL.
+ * Errors as sbk_bundle_entry_at. No allocation. */
+SBK_API sbk_result sbk_bundle_entry_key(const sbk_bundle* bundle, uint32_t index, uint8_t* out, size_t capacity,
+                                        size_t* size_out);
+
+/* Decodes the host state of graphics pipeline entry `index`. SBK_ERROR_INVALID_STATE for an entry of another
+ * kind; SBK_ERROR_CORRUPT as sbk_bundle_entry_at, or when the stored encoding does not decode. No allocation. */
+SBK_API sbk_result sbk_bundle_entry_host_state(const sbk_bundle* bundle, uint32_t index, sbk_host_state* out);
+
+/* The specialization constants of one pipeline stage (VkSpecializationInfo's contents): map_count entries of
+ * 12 bytes at `map` (u32 constant id, u32 offset, u32 size, little-endian) and data_size bytes at `data`, both
+ * inside the bundle. */
+typedef struct sbk_specialization_block {
+  uint32_t map_count;
+  const uint8_t* map;
+  uint32_t data_size;
+  const uint8_t* data;
+} sbk_specialization_block;
+
+typedef struct sbk_specialization {
+  sbk_specialization_block vertex; /* graphics pipelines: the vertex stage's; empty for compute */
+  sbk_specialization_block shader; /* the fragment (compute) stage's */
+} sbk_specialization;
+
+/* The specialization data of pipeline entry `index`. SBK_NOT_FOUND when the pipeline has none (the bundle has no
+ * SPECIALIZATION_DATA section, or no item for this entry): its modules are used as they are. SBK_ERROR_CORRUPT
+ * when the section's checksum (verified on each call) or a rule of schemas/bundle.md fails. On any result but
+ * SBK_OK, *out is zeroed. Meant for pipeline creation, not per draw. */
+SBK_API sbk_result sbk_bundle_specialization(const sbk_bundle* bundle, uint32_t index, sbk_specialization* out);
+
 /* Stage, sizes and parent of module `module`. SBK_ERROR_CORRUPT when the row's 32-bit check fails, its frame
- * does not lie inside MODULE_DATA, the stage is not vertex or fragment, the raw size is not a non-zero multiple
+ * does not lie inside MODULE_DATA, the stage is not vertex, fragment or compute, the raw size is not a non-zero multiple
  * of 4 or exceeds SBK_BUNDLE_MAX_MODULE_SIZE, the parent is out of range or the module itself, the flags have
  * unknown bits or the reserved field is not zero, or the frame's own header disagrees with the sizes (only the
  * frame's headers are read; nothing is decoded). The row check catches all but ~1 in 4 billion damaged rows;
@@ -383,10 +433,10 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
  * its checksum. `zstd_dctx` is an optional ZSTD_DCtx* of the caller's (reused across calls, one per
  * thread); with NULL the call allocates one for itself. A renderer that reads modules during play passes a
  * dctx and calls sbk_bundle_prepare_dictionary once after open: then reading a module without a parent costs
- * the decoding alone. A module with a parent (info.parent) is decoded against the dictionary and the parent's
- * content: the call decodes the parent first, in a heap block of the dictionary's size plus the parent's, freed
- * before it returns, and zstd loads that block as the dictionary on every such read (the prepared dictionary
- * does not serve it), which costs several times a parentless read (bench/README.md, the loader).
+ * the decoding alone. A module with a parent (info.parent) is decoded against a raw prefix of the dictionary's
+ * bytes and the parent's content: the call decodes the parent first (with the prepared dictionary, if any) into
+ * a heap block of the dictionary's size plus the parent's, freed before it returns; a raw prefix needs no
+ * tables built, so such a read costs about two parentless reads (bench/README.md, the loader).
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
@@ -422,9 +472,9 @@ SBK_API sbk_result sbk_bundle_driver_cache(const sbk_bundle* bundle, uint32_t ve
                                            uint32_t driver_version, const uint8_t pipeline_cache_uuid[16],
                                            const void** data, size_t* size);
 
-/* ---- router data (format 2.1; schemas/bundle.md, DYNAMIC_FALLBACKS and PREWARM) ----------------------
- * Both sections are optional: a 2.0 bundle has neither, and a renderer then serves a host state no pipeline
- * key names with the per-host-state fallback pipelines only. Open checks each section's size against its count;
+/* ---- router data (schemas/bundle.md, DYNAMIC_FALLBACKS and PREWARM) -----------------------------------
+ * Both sections are optional: without them a renderer serves a host state no pipeline key names with the
+ * per-host-state fallback pipelines only. Open checks each section's size against its count;
  * every other rule is checked by the calls below, on use. */
 
 /* The attachment signature of a host state: what a dynamic-state fallback pipeline cannot take at draw time. */
@@ -450,7 +500,7 @@ typedef struct sbk_dynamic_fallback {
   sbk_attachment_signature signature;
 } sbk_dynamic_fallback;
 
-/* 0 when the bundle has no DYNAMIC_FALLBACKS section (a 2.0 bundle). */
+/* 0 when the bundle has no DYNAMIC_FALLBACKS section. */
 SBK_API uint32_t sbk_bundle_dynamic_fallback_count(const sbk_bundle* bundle);
 /* Recipe `index`; SBK_ERROR_CORRUPT when a field breaks a rule (indices out of range, family entry not a ready
    family, fragment module not the family's, vertex module not a vertex module, bad counts/samples, nonzero
@@ -926,6 +976,37 @@ static const uint8_t* sbk__section_bytes(const sbk_bundle* b, uint32_t type) {
   return b->data + b->section_offset[type];
 }
 
+/* A byte table (schemas/bundle.md): u32 item count N, u32 reserved, u32 end[N], then the items' bytes, item i
+ * being bytes [end[i-1], end[i]) of them (end[-1] = 0). Open checks only that the ends fit; each item's bounds
+ * are checked when it is read. */
+static int sbk__byte_table_count(const sbk_bundle* b, uint32_t type, uint32_t* count) {
+  const uint64_t size = b->section_size[type];
+  if (size < 8u) return 0;
+  *count = sbk__get_u32(sbk__section_bytes(b, type));
+  return size >= 8u + 4u * (uint64_t)*count;
+}
+
+/* Item `i` of the byte table at `table` (`size` bytes, `count` items, as open checked): 0 when `i` is out of
+ * range or the item's ends break the rules. */
+static int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
+                              uint32_t* item_size) {
+  const uint64_t data_start = 8u + 4u * (uint64_t)count;
+  const uint64_t data_size = size - data_start;
+  uint32_t begin, end;
+  if (i >= count) return 0;
+  begin = i == 0 ? 0u : sbk__get_u32(table + 8u + 4u * (uint64_t)(i - 1u));
+  end = sbk__get_u32(table + 8u + 4u * (uint64_t)i);
+  if (begin > end || end > data_size) return 0;
+  *bytes = table + data_start + begin;
+  *item_size = end - begin;
+  return 1;
+}
+
+static int sbk__table_item(const sbk_bundle* b, uint32_t type, uint32_t count, uint32_t i, const uint8_t** bytes,
+                           uint32_t* item_size) {
+  return sbk__table_item_in(sbk__section_bytes(b, type), b->section_size[type], count, i, bytes, item_size);
+}
+
 /* The header check: XXH3-64 of the section table, seeded with XXH3-64 of the header's first 56 bytes. */
 static uint64_t sbk__header_check(const uint8_t* data, uint32_t header_size, uint32_t section_count) {
   return XXH3_64bits_withSeed(data + header_size, (size_t)section_count * SBK_BUNDLE_SECTION_ENTRY_SIZE,
@@ -974,8 +1055,9 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
     }
   }
   {
-    const uint32_t required[] = {SBK_SECTION_META, SBK_SECTION_INDEX, SBK_SECTION_RECORDS, SBK_SECTION_MODULES,
-                                 SBK_SECTION_MODULE_DATA, SBK_SECTION_LAYOUTS};
+    const uint32_t required[] = {SBK_SECTION_META,        SBK_SECTION_INDEX,       SBK_SECTION_RECORDS,
+                                 SBK_SECTION_MODULES,     SBK_SECTION_MODULE_DATA, SBK_SECTION_LAYOUTS,
+                                 SBK_SECTION_SHADER_KEYS, SBK_SECTION_HOST_STATES, SBK_SECTION_HOST_STATE_PARTS};
     for (i = 0; i < sizeof required / sizeof required[0]; ++i)
       if (b->section_offset[required[i]] == 0) return SBK_ERROR_CORRUPT;
   }
@@ -993,13 +1075,28 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
     if (b->section_size[SBK_SECTION_INDEX] !=
         sbk__index_prefix_size(b->directory_bits) + (uint64_t)b->entry_count * SBK_BUNDLE_INDEX_ENTRY_SIZE)
       return SBK_ERROR_CORRUPT;
+    if (b->section_size[SBK_SECTION_RECORDS] != (uint64_t)b->entry_count * SBK_BUNDLE_RECORD_SIZE) return SBK_ERROR_CORRUPT;
+    if (!sbk__byte_table_count(b, SBK_SECTION_SHADER_KEYS, &b->shader_key_count) ||
+        !sbk__byte_table_count(b, SBK_SECTION_HOST_STATE_PARTS, &b->host_state_part_count))
+      return SBK_ERROR_CORRUPT;
+    if (b->section_size[SBK_SECTION_HOST_STATES] < 8u) return SBK_ERROR_CORRUPT;
+    b->host_state_count = sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_HOST_STATES));
+    if (b->section_size[SBK_SECTION_HOST_STATES] != 8u + (uint64_t)b->host_state_count * SBK_BUNDLE_HOST_STATE_SIZE)
+      return SBK_ERROR_CORRUPT;
+    if (b->section_offset[SBK_SECTION_SPECIALIZATION_DATA] != 0) {
+      /* u32 pair count P, u32 reserved, P pairs of 8 bytes, then a byte table of the items. */
+      const uint64_t size = b->section_size[SBK_SECTION_SPECIALIZATION_DATA];
+      if (size < 8u) return SBK_ERROR_CORRUPT;
+      b->specialization_count = sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_SPECIALIZATION_DATA));
+      if (size < 8u + 8u * (uint64_t)b->specialization_count + 8u) return SBK_ERROR_CORRUPT;
+    }
     b->module_count = sbk__get_u32(modules);
     if (b->section_size[SBK_SECTION_MODULES] != 8u + (uint64_t)b->module_count * SBK_BUNDLE_MODULE_ENTRY_SIZE)
       return SBK_ERROR_CORRUPT;
     b->layout_count = sbk__get_u32(layouts);
     if (b->section_size[SBK_SECTION_LAYOUTS] != 8u + (uint64_t)b->layout_count * SBK_BUNDLE_LAYOUT_SIZE)
       return SBK_ERROR_CORRUPT;
-    /* The optional fixed-size tables of format 2.1, when present. */
+    /* The optional fixed-size tables, when present. */
     if (b->section_offset[SBK_SECTION_DYNAMIC_FALLBACKS] != 0) {
       const uint64_t size = b->section_size[SBK_SECTION_DYNAMIC_FALLBACKS];
       if (size < SBK_BUNDLE_DYNAMIC_FALLBACKS_HEADER_SIZE ||
@@ -1167,117 +1264,360 @@ SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_
   return sbk__section_bytes(bundle, type);
 }
 
-static const uint8_t* sbk__index_entry(const sbk_bundle* b, uint32_t i) {
-  return sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
-         (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE;
+/* The hash tag of index entry `i`: the low 32 bits of the high half of its key's XXH3-128. */
+static uint32_t sbk__index_tag(const sbk_bundle* b, uint32_t i) {
+  return sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
+                      (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE);
 }
 
-/* The record index entry `i` points at, bounds-checked, and its size R (header + key). 0 when the entry or
- * the record's header breaks the rules of schemas/bundle.md. */
-static int sbk__record_at(const sbk_bundle* b, uint32_t i, const uint8_t** record, uint32_t* size) {
-  const uint8_t* e = sbk__index_entry(b, i);
-  const uint64_t offset = sbk__get_u64(e + 16);
-  const uint32_t record_size = sbk__get_u32(e + 24);
+static uint32_t sbk__bucket_of(const sbk_bundle* b, uint64_t hash_high) {
+  return b->directory_bits ? (uint32_t)(hash_high >> (64u - b->directory_bits)) : 0u;
+}
+
+/* The parts of host state `row`: 0 when the row or a part item is out of range. */
+static int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, const uint8_t* part[SBK_HOST_STATE_PARTS],
+                                 uint32_t part_size[SBK_HOST_STATE_PARTS], uint32_t* total) {
   const uint8_t* r;
-  if (offset % 8u != 0 || record_size < SBK_BUNDLE_RECORD_HEADER_SIZE + 2u ||
-      !sbk__fits(offset, record_size, b->section_size[SBK_SECTION_RECORDS]))
-    return 0;
-  r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + offset;
-  if (sbk__get_u32(r + 8) != record_size - SBK_BUNDLE_RECORD_HEADER_SIZE) return 0;
-  *record = r;
-  *size = record_size;
+  uint32_t p;
+  if (row >= b->host_state_count) return 0;
+  r = sbk__section_bytes(b, SBK_SECTION_HOST_STATES) + 8u + (uint64_t)row * SBK_BUNDLE_HOST_STATE_SIZE;
+  *total = 0;
+  for (p = 0; p < SBK_HOST_STATE_PARTS; ++p) {
+    if (!sbk__table_item(b, SBK_SECTION_HOST_STATE_PARTS, b->host_state_part_count, sbk__get_u32(r + 4u * p), &part[p],
+                         &part_size[p]))
+      return 0;
+    *total += part_size[p];
+  }
+  return *total <= SBK_HOST_STATE_MAX_SIZE;
+}
+
+/* Row `i` of RECORDS, its check verified: the low 32 bits of XXH3-64 of bytes 4..19, seeded with the index
+ * position (high 32 bits) and the entry's hash tag (low 32 bits). */
+static const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t i) {
+  const uint8_t* r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + (uint64_t)i * SBK_BUNDLE_RECORD_SIZE;
+  const uint64_t seed = ((uint64_t)i << 32) | sbk__index_tag(b, i);
+  return (uint32_t)XXH3_64bits_withSeed(r + 4, SBK_BUNDLE_RECORD_SIZE - 4u, seed) == sbk__get_u32(r) ? r : NULL;
+}
+
+/* An exact or family row: its fields range-checked and its key item found. */
+static sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t i, const uint8_t* r, sbk_entry* entry) {
+  uint32_t key_item = sbk__get_u32(r + 8);
+  const uint8_t* key;
+  uint32_t key_size;
+  entry->index = i;
+  entry->kind = r[4];
+  entry->status = r[5];
+  entry->rejection = sbk__get_u16(r + 6);
+  entry->fragment_module = sbk__get_u32(r + 12);
+  entry->vertex_module = SBK_NO_MODULE;
+  entry->layout = 0;
+  entry->route = 0;
+  entry->shader_entry = SBK_NO_ENTRY;
+  entry->host_state = SBK_NO_ENTRY;
+  if (sbk__get_u32(r + 16) != 0u || entry->status > SBK_STATUS_COMPILE_FAILED) return SBK_ERROR_CORRUPT;
+  if (entry->kind == SBK_KEY_KIND_FAMILY && entry->rejection != 0u) return SBK_ERROR_CORRUPT;
+  if (entry->fragment_module != SBK_NO_MODULE && entry->fragment_module >= b->module_count) return SBK_ERROR_CORRUPT;
+  if ((entry->status == SBK_STATUS_READY) != (entry->fragment_module != SBK_NO_MODULE)) return SBK_ERROR_CORRUPT;
+  if (!sbk__table_item(b, SBK_SECTION_SHADER_KEYS, b->shader_key_count, key_item, &key, &key_size))
+    return SBK_ERROR_CORRUPT;
+  /* A stored key names its own kind (schemas/keys.md): it must be the row's. */
+  if (key_size < 4u || key[1] != entry->kind) return SBK_ERROR_CORRUPT;
+  entry->key = key;
+  entry->key_size = key_size;
+  return SBK_OK;
+}
+
+/* Where the pieces of an entry's full key lie: a shader entry's key, or a pipeline's shader key and host-state
+ * parts (none for compute). */
+typedef struct sbk__key_pieces {
+  const uint8_t* shader_key;
+  uint32_t shader_key_size;
+  uint32_t part_count;
+  const uint8_t* part[SBK_HOST_STATE_PARTS];
+  uint32_t part_size[SBK_HOST_STATE_PARTS];
+} sbk__key_pieces;
+
+/* Entry `i` from its row (checked) and, for a pipeline, its shader entry's row and host state; `pieces` gets
+ * where its key's pieces lie. The key is not hashed here: a probe compares it with the probed key;
+ * sbk_bundle_entry_at hashes it against the index. */
+static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* entry, sbk__key_pieces* pieces) {
+  const uint8_t* r = sbk__checked_row(b, i);
+  const uint8_t* shader_row;
+  sbk_entry shader;
+  uint32_t kind;
+  sbk_result result;
+  memset(entry, 0, sizeof *entry);
+  pieces->part_count = 0;
+  if (r == NULL) return SBK_ERROR_CORRUPT;
+  kind = r[4];
+  if (kind == SBK_KEY_KIND_EXACT || kind == SBK_KEY_KIND_FAMILY) {
+    result = sbk__load_shader_row(b, i, r, entry);
+    pieces->shader_key = entry->key;
+    pieces->shader_key_size = entry->key_size;
+    return result;
+  }
+  if (kind != SBK_KEY_KIND_PIPELINE && kind != SBK_KEY_KIND_COMPUTE_PIPELINE) return SBK_ERROR_CORRUPT;
+  entry->index = i;
+  entry->kind = kind;
+  entry->key = NULL;
+  entry->status = SBK_STATUS_READY;
+  entry->rejection = 0;
+  entry->route = r[5];
+  entry->layout = sbk__get_u16(r + 6);
+  entry->shader_entry = sbk__get_u32(r + 8);
+  entry->host_state = sbk__get_u32(r + 12);
+  entry->vertex_module = sbk__get_u32(r + 16);
+  if ((entry->route != SBK_ROUTE_EXACT && entry->route != SBK_ROUTE_FALLBACK) || entry->layout >= b->layout_count ||
+      entry->shader_entry >= b->entry_count || entry->shader_entry == i)
+    return SBK_ERROR_CORRUPT;
+  if (kind == SBK_KEY_KIND_PIPELINE) {
+    uint32_t host_size;
+    if (entry->vertex_module >= b->module_count ||
+        !sbk__host_state_parts(b, entry->host_state, pieces->part, pieces->part_size, &host_size))
+      return SBK_ERROR_CORRUPT;
+    pieces->part_count = SBK_HOST_STATE_PARTS;
+    entry->key_size = host_size;
+  } else {
+    if (entry->vertex_module != SBK_NO_MODULE || entry->host_state != SBK_NO_ENTRY) return SBK_ERROR_CORRUPT;
+    entry->key_size = 0;
+  }
+  /* The shader entry: an exact entry for the exact route, a family for the fallback route, with a module. */
+  shader_row = sbk__checked_row(b, entry->shader_entry);
+  if (shader_row == NULL || shader_row[4] != (entry->route == SBK_ROUTE_EXACT ? SBK_KEY_KIND_EXACT : SBK_KEY_KIND_FAMILY) ||
+      sbk__load_shader_row(b, entry->shader_entry, shader_row, &shader) != SBK_OK ||
+      shader.status != SBK_STATUS_READY || shader.key_size > 0xFFFFu)
+    return SBK_ERROR_CORRUPT;
+  entry->fragment_module = shader.fragment_module;
+  entry->key_size += 6u + shader.key_size;
+  pieces->shader_key = shader.key;
+  pieces->shader_key_size = shader.key_size;
+  return SBK_OK;
+}
+
+/* Calls `visit(context, bytes, size)` for the pieces of an entry's full key, in order (a pipeline: its 6-byte
+ * head, its shader entry's key, its host state's parts), as sbk__load_entry found them. 0 as soon as a visit
+ * returns 0. */
+typedef int (*sbk__key_piece_visitor)(void* context, const uint8_t* bytes, size_t size);
+
+static int sbk__visit_key(const sbk_entry* entry, const sbk__key_pieces* pieces, sbk__key_piece_visitor visit,
+                          void* context) {
+  uint8_t head[6];
+  uint32_t p;
+  if (entry->key != NULL) return visit(context, entry->key, entry->key_size);
+  head[0] = SBK_GUEST_NONE;
+  head[1] = (uint8_t)entry->kind;
+  head[2] = (uint8_t)entry->route;
+  head[3] = 1; /* pipeline key version */
+  head[4] = (uint8_t)(pieces->shader_key_size & 0xFFu);
+  head[5] = (uint8_t)(pieces->shader_key_size >> 8);
+  if (!visit(context, head, sizeof head) || !visit(context, pieces->shader_key, pieces->shader_key_size)) return 0;
+  for (p = 0; p < pieces->part_count; ++p)
+    if (!visit(context, pieces->part[p], pieces->part_size[p])) return 0;
   return 1;
 }
 
-/* Reads index entry `i`, whose record sbk__record_at found at `r` (`size` bytes), into `entry`: its fixed
- * fields verified against the record's check (seeded with `key_hash_low`, the low half of the XXH3-128 of the
- * key the record must hold) and its references range-checked. The key bytes are not hashed here: a probe compares them with
- * the probed key, whose hash gave the seed; sbk_bundle_entry_at hashes them against the index entry. */
-static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, const uint8_t* r, uint32_t size,
-                                  uint64_t key_hash_low, sbk_entry* entry) {
-  if (XXH3_64bits_withSeed(r + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8u, key_hash_low) != sbk__get_u64(r))
-    return SBK_ERROR_CORRUPT;
-  entry->index = i;
-  entry->key = r + SBK_BUNDLE_RECORD_HEADER_SIZE;
-  entry->key_size = size - SBK_BUNDLE_RECORD_HEADER_SIZE;
-  entry->kind = entry->key[1];
-  entry->status = sbk__get_u32(r + 12);
-  entry->fragment_module = sbk__get_u32(r + 16);
-  entry->vertex_module = sbk__get_u32(r + 20);
-  entry->layout = sbk__get_u32(r + 24);
-  entry->rejection = sbk__get_u32(r + 28);
-  if (entry->kind < SBK_KEY_KIND_EXACT || entry->kind > SBK_KEY_KIND_PIPELINE) return SBK_ERROR_CORRUPT;
-  if (entry->fragment_module != SBK_NO_MODULE && entry->fragment_module >= b->module_count) return SBK_ERROR_CORRUPT;
-  if (entry->vertex_module != SBK_NO_MODULE && entry->vertex_module >= b->module_count) return SBK_ERROR_CORRUPT;
-  if ((entry->status == SBK_STATUS_READY) != (entry->fragment_module != SBK_NO_MODULE)) return SBK_ERROR_CORRUPT;
-  if (entry->kind == SBK_KEY_KIND_PIPELINE &&
-      (entry->vertex_module == SBK_NO_MODULE || entry->fragment_module == SBK_NO_MODULE ||
-       entry->layout >= b->layout_count))
+/* Key-piece visitors: compare with a probed key, hash, copy out. */
+typedef struct sbk__key_cursor {
+  const uint8_t* bytes;
+  size_t size, at;
+} sbk__key_cursor;
+
+static int sbk__compare_piece(void* context, const uint8_t* bytes, size_t size) {
+  sbk__key_cursor* c = (sbk__key_cursor*)context;
+  if (size > c->size - c->at || (size != 0 && memcmp(c->bytes + c->at, bytes, size) != 0)) return 0;
+  c->at += size;
+  return 1;
+}
+
+static int sbk__hash_piece(void* context, const uint8_t* bytes, size_t size) {
+  return XXH3_128bits_update((XXH3_state_t*)context, bytes, size) == XXH_OK;
+}
+
+static int sbk__copy_piece(void* context, const uint8_t* bytes, size_t size) {
+  sbk__put_bytes((sbk__writer*)context, bytes, size);
+  return 1;
+}
+
+/* Whether the key an entry's pieces assemble hashes to the entry's tag: no probed key vouches for a row's
+ * references when an entry is read by position. (Whether the directory sends the key's bucket there is the
+ * index's rule, which verification checks.) */
+static int sbk__entry_hash_holds(const sbk_bundle* b, const sbk_entry* entry, const sbk__key_pieces* pieces) {
+  XXH3_state_t state;
+  XXH128_hash_t h;
+  XXH3_128bits_reset(&state);
+  if (!sbk__visit_key(entry, pieces, sbk__hash_piece, &state)) return 0;
+  h = XXH3_128bits_digest(&state);
+  return (uint32_t)h.high64 == sbk__index_tag(b, entry->index);
+}
+
+SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry) {
+  sbk__key_pieces pieces;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && entry != NULL);
+  if (index >= bundle->entry_count) return SBK_NOT_FOUND;
+  r = sbk__load_entry(bundle, index, entry, &pieces);
+  if (r == SBK_OK && !sbk__entry_hash_holds(bundle, entry, &pieces)) r = SBK_ERROR_CORRUPT;
+  if (r != SBK_OK) memset(entry, 0, sizeof *entry);
+  return r;
+}
+
+SBK_API sbk_result sbk_bundle_entry_key(const sbk_bundle* bundle, uint32_t index, uint8_t* out, size_t capacity,
+                                        size_t* size_out) {
+  sbk__key_pieces pieces;
+  sbk_entry entry;
+  sbk__writer w;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  *size_out = 0;
+  if (index >= bundle->entry_count) return SBK_NOT_FOUND;
+  r = sbk__load_entry(bundle, index, &entry, &pieces);
+  if (r != SBK_OK) return r;
+  if (!sbk__entry_hash_holds(bundle, &entry, &pieces)) return SBK_ERROR_CORRUPT;
+  w = sbk__writer_to(out, capacity);
+  (void)sbk__visit_key(&entry, &pieces, sbk__copy_piece, &w);
+  *size_out = w.size;
+  return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
+}
+
+SBK_API sbk_result sbk_bundle_entry_host_state(const sbk_bundle* bundle, uint32_t index, sbk_host_state* out) {
+  sbk__key_pieces pieces;
+  uint8_t bytes[SBK_HOST_STATE_MAX_SIZE];
+  sbk__writer w = sbk__writer_to(bytes, sizeof bytes);
+  sbk_entry entry;
+  size_t consumed = 0;
+  uint32_t p;
+  sbk_result r;
+  SBK_ASSERT(bundle != NULL && out != NULL);
+  if (index >= bundle->entry_count) return SBK_NOT_FOUND;
+  r = sbk__load_entry(bundle, index, &entry, &pieces);
+  if (r != SBK_OK) return r;
+  if (entry.kind != SBK_KEY_KIND_PIPELINE) return SBK_ERROR_INVALID_STATE;
+  if (!sbk__entry_hash_holds(bundle, &entry, &pieces)) return SBK_ERROR_CORRUPT;
+  for (p = 0; p < pieces.part_count; ++p) sbk__put_bytes(&w, pieces.part[p], pieces.part_size[p]);
+  if (w.size > sizeof bytes || sbk_decode_host_state(bytes, w.size, out, &consumed) != SBK_OK || consumed != w.size)
     return SBK_ERROR_CORRUPT;
   return SBK_OK;
 }
 
-SBK_API sbk_result sbk_bundle_entry_at(const sbk_bundle* bundle, uint32_t index, sbk_entry* entry) {
-  const uint8_t* e;
-  const uint8_t* r = NULL;
-  uint32_t size = 0;
-  sbk_key_hash h;
-  SBK_ASSERT(bundle != NULL && entry != NULL);
-  if (index >= bundle->entry_count) return SBK_NOT_FOUND;
-  /* No probed key vouches for the record's key here, and a damaged offset can lead to another entry's intact
-   * record: the key must hash to this index entry's hash, which then seeds the record's check. */
-  if (!sbk__record_at(bundle, index, &r, &size)) return SBK_ERROR_CORRUPT;
-  e = sbk__index_entry(bundle, index);
-  h = sbk_hash_key(r + SBK_BUNDLE_RECORD_HEADER_SIZE, size - SBK_BUNDLE_RECORD_HEADER_SIZE);
-  if (h.low != sbk__get_u64(e) || h.high != sbk__get_u64(e + 8)) return SBK_ERROR_CORRUPT;
-  return sbk__load_entry(bundle, index, r, size, h.low, entry);
-}
-
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
-  const uint8_t* index;
+  const uint8_t* directory;
   sbk_key_hash h;
-  uint64_t bucket;
-  uint32_t first, last, i;
+  uint32_t bucket, tag, first, last, i;
   sbk_result damaged = SBK_NOT_FOUND;
   SBK_ASSERT(bundle != NULL && key != NULL && entry != NULL);
   if (bundle->entry_count == 0) return SBK_NOT_FOUND;
-  index = sbk__section_bytes(bundle, SBK_SECTION_INDEX);
+  directory = sbk__section_bytes(bundle, SBK_SECTION_INDEX) + 16;
   h = sbk_hash_key(key, key_size);
   /* The directory maps the top `directory_bits` bits of the hash's high half to the first entry of that
-   * bucket; entries are sorted by (high, low), so a bucket is a short contiguous run. */
-  bucket = bundle->directory_bits ? h.high >> (64u - bundle->directory_bits) : 0u;
-  first = sbk__get_u32(index + 16 + 4u * bucket);
-  last = sbk__get_u32(index + 16 + 4u * (bucket + 1u));
+   * bucket; entries are sorted by hash, so a bucket is a short contiguous run of tags. */
+  bucket = sbk__bucket_of(bundle, h.high);
+  tag = (uint32_t)h.high;
+  first = sbk__get_u32(directory + 4u * (uint64_t)bucket);
+  last = sbk__get_u32(directory + 4u * ((uint64_t)bucket + 1u));
   if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
   for (i = first; i < last; ++i) {
-    const uint8_t* e = sbk__index_entry(bundle, i);
-    const uint8_t* r = NULL;
-    uint32_t size = 0;
-    sbk_result result;
-    if (sbk__get_u64(e + 8) != h.high || sbk__get_u64(e) != h.low) continue;
-    /* The key first: equal bytes mean the record holds exactly the probed key, whose hash seeds its check. */
-    if (!sbk__record_at(bundle, i, &r, &size)) {
-      damaged = SBK_ERROR_CORRUPT; /* keep looking; report it only if nothing else matches */
+    sbk__key_pieces pieces;
+    sbk__key_cursor cursor;
+    sbk_result r;
+    if (sbk__index_tag(bundle, i) != tag) continue;
+    r = sbk__load_entry(bundle, i, entry, &pieces);
+    if (r != SBK_OK) {
+      damaged = r; /* keep looking; report it only if nothing else matches */
       continue;
     }
-    if (size - SBK_BUNDLE_RECORD_HEADER_SIZE != key_size || memcmp(r + SBK_BUNDLE_RECORD_HEADER_SIZE, key, key_size) != 0)
-      continue;
-    result = sbk__load_entry(bundle, i, r, size, h.low, entry);
-    if (result == SBK_OK) return SBK_OK;
-    damaged = result;
+    if (entry->key_size != key_size) continue;
+    /* Equal bytes: the entry holds exactly the probed key, whose hash gave the tag its row's check is seeded with. */
+    cursor.bytes = key;
+    cursor.size = key_size;
+    cursor.at = 0;
+    if (sbk__visit_key(entry, &pieces, sbk__compare_piece, &cursor) && cursor.at == key_size) return SBK_OK;
   }
+  memset(entry, 0, sizeof *entry);
   return damaged;
+}
+
+/* One block of a specialization item at `p` (`left` bytes remain in the item): 0 when it breaks a rule. */
+static int sbk__read_specialization_block(const uint8_t** p, uint32_t* left, sbk_specialization_block* out) {
+  uint64_t need;
+  uint32_t i, previous_id = 0;
+  if (*left < 8u) return 0;
+  out->map_count = sbk__get_u32(*p);
+  out->data_size = sbk__get_u32(*p + 4);
+  need = 8u + 12u * (uint64_t)out->map_count + (((uint64_t)out->data_size + 3u) & ~(uint64_t)3u);
+  if (need > *left) return 0;
+  out->map = *p + 8;
+  out->data = out->map + 12u * (uint64_t)out->map_count;
+  for (i = 0; i < out->map_count; ++i) {
+    const uint8_t* m = out->map + 12u * (uint64_t)i;
+    const uint32_t id = sbk__get_u32(m), offset = sbk__get_u32(m + 4), size = sbk__get_u32(m + 8);
+    if ((i > 0 && id <= previous_id) || (size != 1u && size != 2u && size != 4u && size != 8u) ||
+        offset > out->data_size || size > out->data_size - offset)
+      return 0;
+    previous_id = id;
+  }
+  for (i = out->data_size; i % 4u != 0; ++i)
+    if (out->data[i] != 0u) return 0; /* padding */
+  if (out->map_count == 0) out->map = NULL;
+  if (out->data_size == 0) out->data = NULL;
+  *p += need;
+  *left -= (uint32_t)need;
+  return 1;
+}
+
+SBK_API sbk_result sbk_bundle_specialization(const sbk_bundle* bundle, uint32_t index, sbk_specialization* out) {
+  const uint8_t* section;
+  const uint8_t* item;
+  uint64_t size, table_at;
+  uint32_t low = 0, high, item_size, count;
+  SBK_ASSERT(bundle != NULL && out != NULL);
+  memset(out, 0, sizeof *out);
+  if (bundle->section_offset[SBK_SECTION_SPECIALIZATION_DATA] == 0) return SBK_NOT_FOUND;
+  section = sbk__section_bytes(bundle, SBK_SECTION_SPECIALIZATION_DATA);
+  size = bundle->section_size[SBK_SECTION_SPECIALIZATION_DATA];
+  /* The data goes to a driver and has no check of its own: the section's checksum first. */
+  if (XXH3_64bits(section, (size_t)size) != bundle->section_checksum[SBK_SECTION_SPECIALIZATION_DATA] ||
+      sbk__get_u32(section + 4) != 0u)
+    return SBK_ERROR_CORRUPT;
+  high = bundle->specialization_count;
+  while (low < high) { /* pairs sorted by pipeline entry, each entry at most once */
+    const uint32_t mid = low + (high - low) / 2u;
+    const uint32_t entry = sbk__get_u32(section + 8u + 8u * (uint64_t)mid);
+    if (entry == index) {
+      low = mid;
+      high = mid + 1u;
+      break;
+    }
+    if (entry < index) low = mid + 1u; else high = mid;
+  }
+  if (low >= high) return SBK_NOT_FOUND;
+  table_at = 8u + 8u * (uint64_t)bundle->specialization_count;
+  count = sbk__get_u32(section + table_at);
+  if (size - table_at < 8u + 4u * (uint64_t)count ||
+      !sbk__table_item_in(section + table_at, size - table_at, count, sbk__get_u32(section + 8u + 8u * (uint64_t)low + 4u),
+                          &item, &item_size))
+    return SBK_ERROR_CORRUPT;
+  if (!sbk__read_specialization_block(&item, &item_size, &out->vertex) ||
+      !sbk__read_specialization_block(&item, &item_size, &out->shader) || item_size != 0u) {
+    memset(out, 0, sizeof *out);
+    return SBK_ERROR_CORRUPT;
+  }
+  return SBK_OK;
 }
 
 static const uint8_t* sbk__module_entry(const sbk_bundle* b, uint32_t module) {
   return sbk__section_bytes(b, SBK_SECTION_MODULES) + 8u + (uint64_t)module * SBK_BUNDLE_MODULE_ENTRY_SIZE;
 }
 
+/* Module row fields (schemas/bundle.md, MODULES). */
+static const uint8_t* sbk__frame_of(const sbk_bundle* b, const uint8_t* e) {
+  return sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u32(e);
+}
+static uint32_t sbk__module_flags(const uint8_t* e) { return sbk__get_u16(e + 26); }
+
 /* Bytes the frame of the row at `e` decodes to: the packed size its header states, or the raw size. */
 static size_t sbk__payload_size(const sbk_bundle* b, const uint8_t* e) {
-  if (!(sbk__get_u16(e + 32) & 2u)) return sbk__get_u32(e + 12);
-  return (size_t)ZSTD_getFrameContentSize(sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
-                                          sbk__get_u32(e + 8));
+  if (!(sbk__module_flags(e) & 2u)) return sbk__get_u32(e + 8);
+  return (size_t)ZSTD_getFrameContentSize(sbk__frame_of(b, e), sbk__get_u32(e + 4));
 }
 
 SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
@@ -1290,21 +1630,21 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
   SBK_ASSERT(bundle != NULL && info != NULL);
   if (module >= bundle->module_count) return SBK_NOT_FOUND;
   e = sbk__module_entry(bundle, module);
-  /* The row's own check: XXH3-64 (seeded with the module index) of the 36 bytes before it, low 32 bits. */
-  if ((uint32_t)XXH3_64bits_withSeed(e, SBK_BUNDLE_MODULE_ENTRY_SIZE - 4u, module) != sbk__get_u32(e + 36))
+  /* The row's own check: XXH3-64 (seeded with the module index) of the 28 bytes before it, low 32 bits. */
+  if ((uint32_t)XXH3_64bits_withSeed(e, SBK_BUNDLE_MODULE_ENTRY_SIZE - 4u, module) != sbk__get_u32(e + 28))
     return SBK_ERROR_CORRUPT;
-  frame_offset = sbk__get_u64(e);
-  info->compressed_size = sbk__get_u32(e + 8);
-  info->raw_size = sbk__get_u32(e + 12);
-  info->stage = sbk__get_u32(e + 24);
-  info->parent = sbk__get_u32(e + 28);
-  flags = sbk__get_u16(e + 32);
+  frame_offset = sbk__get_u32(e);
+  info->compressed_size = sbk__get_u32(e + 4);
+  info->raw_size = sbk__get_u32(e + 8);
+  info->parent = sbk__get_u32(e + 12);
+  info->stage = sbk__get_u16(e + 24);
+  flags = sbk__module_flags(e);
   if (!sbk__fits(frame_offset, info->compressed_size, bundle->section_size[SBK_SECTION_MODULE_DATA]))
     return SBK_ERROR_CORRUPT;
-  /* VkShaderStageFlagBits: 1 vertex, 16 fragment. Flags: bit 0 (dictionary), bit 1 (packed) only. A parent
-   * is another module (whether it has no parent itself is checked where it is read). */
-  if ((info->stage != 1u && info->stage != 16u) || info->raw_size == 0 || info->raw_size % 4u != 0 ||
-      info->raw_size > SBK_BUNDLE_MAX_MODULE_SIZE || flags > 3u || sbk__get_u16(e + 34) != 0 ||
+  /* VkShaderStageFlagBits: 1 vertex, 16 fragment, 32 compute. Flags: bit 0 (dictionary), bit 1 (packed) only.
+   * A parent is another module (whether it has no parent itself is checked where it is read). */
+  if ((info->stage != 1u && info->stage != 16u && info->stage != 32u) || info->raw_size == 0 ||
+      info->raw_size % 4u != 0 || info->raw_size > SBK_BUNDLE_MAX_MODULE_SIZE || flags > 3u ||
       (info->parent != SBK_NO_MODULE && (info->parent >= bundle->module_count || info->parent == module)))
     return SBK_ERROR_CORRUPT;
   /* Hold the sizes against the frame's own headers, which zstd reads without decoding. The frame is exactly
@@ -1351,9 +1691,9 @@ static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_
   return (!ZSTD_isError(n) && n == raw_size) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
-/* Decodes the frame of a module that has a parent: its dictionary is the DICTIONARY section (when flag bit 0
- * says so) followed by the parent's decoded frame content, assembled in a scratch block of the heap. The parent
- * must have no parent of its own. */
+/* Decodes the frame of a module that has a parent: its raw prefix is the DICTIONARY section's bytes (when flag
+ * bit 0 says so) followed by the parent's decoded frame content, assembled in a scratch block of the heap. The
+ * parent must have no parent of its own. */
 static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
                                         void* out, size_t payload_size, void* caller_dctx) {
   sbk_module_info parent_info;
@@ -1366,7 +1706,7 @@ static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, c
   if (parent_info.parent != SBK_NO_MODULE) return SBK_ERROR_CORRUPT;
   pe = sbk__module_entry(b, info->parent);
   parent_payload = sbk__payload_size(b, pe);
-  if (sbk__get_u16(e + 32) & 1u) {
+  if (sbk__module_flags(e) & 1u) {
     if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
     dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
   }
@@ -1378,11 +1718,12 @@ static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, c
     return SBK_ERROR_OUT_OF_MEMORY;
   }
   if (dict_size) memcpy(scratch, sbk__section_bytes(b, SBK_SECTION_DICTIONARY), dict_size);
-  r = sbk__decompress(b, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(pe), parent_info.compressed_size,
-                      scratch + dict_size, parent_payload, (int)(sbk__get_u16(pe + 32) & 1u), dctx);
+  r = sbk__decompress(b, sbk__frame_of(b, pe), parent_info.compressed_size, scratch + dict_size, parent_payload,
+                      (int)(sbk__module_flags(pe) & 1u), dctx);
   if (r == SBK_OK) {
-    n = ZSTD_decompress_usingDict(dctx, out, payload_size, sbk__section_bytes(b, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
-                                  info->compressed_size, scratch, dict_size + parent_payload);
+    /* A raw prefix (no dictionary parsing, no tables to build); it serves this one frame. */
+    n = ZSTD_DCtx_refPrefix(dctx, scratch, dict_size + parent_payload);
+    if (!ZSTD_isError(n)) n = ZSTD_decompressDCtx(dctx, out, payload_size, sbk__frame_of(b, e), info->compressed_size);
     if (ZSTD_isError(n) || n != payload_size) r = SBK_ERROR_CORRUPT;
   }
   if (caller_dctx == NULL) ZSTD_freeDCtx(dctx);
@@ -1411,9 +1752,9 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   if (info.parent != SBK_NO_MODULE)
     r = sbk__decompress_child(bundle, e, &info, payload_at, payload_size, zstd_dctx);
   else
-    r = sbk__decompress(bundle, sbk__section_bytes(bundle, SBK_SECTION_MODULE_DATA) + sbk__get_u64(e),
-                        info.compressed_size, payload_at, payload_size, (int)(sbk__get_u16(e + 32) & 1u), zstd_dctx);
-  if (r == SBK_OK && (sbk__get_u16(e + 32) & 2u)) r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
+    r = sbk__decompress(bundle, sbk__frame_of(bundle, e), info.compressed_size, payload_at, payload_size,
+                        (int)(sbk__module_flags(e) & 1u), zstd_dctx);
+  if (r == SBK_OK && (sbk__module_flags(e) & 2u)) r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
   if (r != SBK_OK) return r;
   return XXH3_64bits(out, info.raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
@@ -1725,9 +2066,8 @@ SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t posi
   if (sbk__get_u32(section + 4) != 0u) return SBK_ERROR_CORRUPT;
   e = section + 8u + (uint64_t)position * SBK_BUNDLE_PREWARM_ENTRY_SIZE;
   index = sbk__get_u32(e);
-  /* Byte 2 of a pipeline key is its route (schemas/keys.md). */
   if (sbk_bundle_entry_at(bundle, index, &entry) != SBK_OK || entry.kind != SBK_KEY_KIND_PIPELINE ||
-      entry.key_size < 6u || entry.key[2] != SBK_ROUTE_EXACT)
+      entry.route != SBK_ROUTE_EXACT)
     return SBK_ERROR_CORRUPT;
   *pipeline_entry = index;
   *first_frame = sbk__get_u32(e + 4);

@@ -121,7 +121,7 @@ typedef struct sbk_router_desc {
   uint32_t worker_count;           /* own pool only; 0 = 2 */
   /* Non-zero: the caller enabled on `device` what sbk_router_fill_features asked for (support.complete), and
    * the router serves fallback draws through the bundle's dynamic-state fallback recipes. Zero, or a bundle
-   * without those recipes (format 2.0): the per-host-state fallback pipelines of the bundle. */
+   * without those recipes (no DYNAMIC_FALLBACKS section): the per-host-state fallback pipelines of the bundle. */
   uint32_t dynamic_state;
   uint32_t unrestricted_topology;  /* dynamicPrimitiveTopologyUnrestricted (sbk_router_query_support) */
   uint32_t prewarm;                /* non-zero: create exact pipelines speculatively in the bundle's prewarm order */
@@ -895,14 +895,10 @@ static VkResult sbk__router_create_pipeline(const sbk_router* r, uint32_t kind, 
     sbk__router_signature_host(&d->signature, &host);
   } else {
     sbk_entry e;
-    uint8_t route = 0;
-    const uint8_t* fragment_key = NULL;
-    size_t fragment_key_size = 0;
     if (sbk_bundle_entry_at(r->bundle, index, &e) != SBK_OK || !sbk__router_is_pipeline_entry(&e) ||
         e.layout >= r->layout_count)
       return VK_ERROR_INITIALIZATION_FAILED;
-    if (sbk_decode_pipeline_key(e.key, e.key_size, &route, &fragment_key, &fragment_key_size, &host) != SBK_OK)
-      return VK_ERROR_INITIALIZATION_FAILED;
+    if (sbk_bundle_entry_host_state(r->bundle, index, &host) != SBK_OK) return VK_ERROR_INITIALIZATION_FAILED;
     vertex_module = e.vertex_module;
     fragment_module = e.fragment_module;
     layout = e.layout;
@@ -1143,7 +1139,7 @@ static void sbk__router_top_up_prewarm(sbk_router* r) {
       continue;
     }
     if (entry >= r->entry_count || sbk_bundle_entry_at(r->bundle, entry, &e) != SBK_OK ||
-        !sbk__router_is_pipeline_entry(&e) || e.key_size < 3 || e.key[2] != SBK_ROUTE_EXACT) {
+        !sbk__router_is_pipeline_entry(&e) || e.route != SBK_ROUTE_EXACT) {
       ++r->stats.corrupt;
       continue;
     }
@@ -1425,7 +1421,7 @@ SBK_API sbk_result sbk_router_load(sbk_router* r) {
         ++r->stats.corrupt;
         continue;
       }
-      if (!sbk__router_is_pipeline_entry(&e) || e.key_size < 3 || e.key[2] != SBK_ROUTE_FALLBACK) continue;
+      if (!sbk__router_is_pipeline_entry(&e) || e.route != SBK_ROUTE_FALLBACK) continue;
       if (sbk__router_push(r, &r->required, SBK__JOB(SBK__JOB_FALLBACK, i), 0)) ++queued;
     }
   }

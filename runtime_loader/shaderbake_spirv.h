@@ -3,7 +3,7 @@
  * shaderbake_spirv.h — packed SPIR-V, the byte coding bundle modules are stored in (schemas/bundle.md,
  * "Packed SPIR-V"), and its operand table. The table between the GENERATED markers below is written by
  * scripts/gen_spirv_operand_table.py from the Khronos grammar (--check compares; a test runs it) and is
- * frozen with bundle format 2: it decides how modules are coded.
+ * frozen since bundle format 2 (format 3 codes modules the same way): it decides how modules are coded.
  *
  * Who includes it: a bundle writer (the shaderbake tool packs every module) and tests. A renderer never
  * calls it and needs no include of it: sbk_bundle_read_module unpacks, and shaderbake.h's implementation
@@ -70,8 +70,9 @@ extern "C" {
 /* How the operand words of each opcode are coded: T result type, R result, I ID reference, L literal, S literal
  * string (words up to and including the first holding a zero byte); "*X": every further word is X; words past
  * the list are L. Generated from the Khronos grammar (SPIR-V 1.6 core, opcodes below 400) by
- * scripts/gen_spirv_operand_table.py and frozen with bundle format 2: it decides how modules are coded. A
- * wrong or missing row costs size, never correctness (coder and decoder follow the same table). */
+ * scripts/gen_spirv_operand_table.py and frozen since bundle format 2 (format 3 codes modules the same way): it
+ * decides how modules are coded. A wrong or missing row costs size, never correctness (coder and decoder follow
+ * the same table). */
 static const char* sbk__spirv_operands(uint32_t opcode) {
   switch (opcode) {
     /* BEGIN GENERATED: scripts/gen_spirv_operand_table.py */

@@ -86,7 +86,7 @@ def main():
             return 0
         sys.stderr.writelines(difflib.unified_diff(current, wanted, args.header, "generated from " + args.grammar))
         print("gen_spirv_operand_table: the operand table differs from what the grammar gives. It is frozen with "
-              "bundle format 2: regenerate it only with a new format major.", file=sys.stderr)
+              "the bundle format's packed SPIR-V: regenerate it only with a new format major.", file=sys.stderr)
         return 1
     if current != wanted:
         with open(args.header, "w", encoding="utf-8", newline="") as f:

@@ -6,6 +6,8 @@
 
 #include "lib/core/byte_io.hpp"
 #include "lib/core/hex.hpp"
+#include "lib/core/little_endian.hpp"
+#include "lib/io/file_io.hpp"
 
 namespace shaderbake::bundle {
 
@@ -36,6 +38,20 @@ Result<BundleFile> BundleFile::open(const std::string& path) {
   BundleFile file;
   file.path_ = path;
   sbk_result r = sbk_bundle_open_file(&file.bundle_, path.c_str());
+  if (r == SBK_ERROR_VERSION) {
+    // Name the format the file has: an older bundle is rebuilt from its traces, a newer one needs a newer tool.
+    Error e = file.error(r, "cannot open the bundle");
+    if (auto opened = io::open_regular_file(path)) {
+      if (auto head = io::read_up_to(opened->fd.get(), 10, 10, path); head && head->size() == 10) {
+        const uint32_t major = load_u16_le(head->data() + 8);
+        e.message = "bundle format " + std::to_string(major) + "; this shaderbake reads format " +
+                    std::to_string(SBK_BUNDLE_FORMAT_MAJOR) + " only: " +
+                    (major < SBK_BUNDLE_FORMAT_MAJOR ? "rebuild the bundle from its traces (shaderbake build)"
+                                                     : "use the shaderbake that wrote it, or a newer one");
+      }
+    }
+    return e;
+  }
   if (r != SBK_OK) return file.error(r, r == SBK_ERROR_IO ? "cannot open or map the file" : "cannot open the bundle");
   return file;
 }
@@ -111,7 +127,7 @@ std::vector<sbk_entry> BundleFile::find_by_hex(const std::string& hex) const {
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle_); ++i) {
     sbk_entry e;
     if (sbk_bundle_entry_at(&bundle_, i, &e) != SBK_OK) continue;
-    const std::span<const uint8_t> key(e.key, e.key_size);
+    const std::vector<uint8_t> key = entry_key(bundle_, e);
     if (KeyHash::of(key).to_hex().starts_with(hex) || hex_bytes(key) == hex) out.push_back(e);
   }
   return out;
@@ -129,6 +145,14 @@ std::vector<SectionTableEntry> section_table(const sbk_bundle& bundle) {
     assert(whole);
   }
   return out;
+}
+
+std::vector<uint8_t> entry_key(const sbk_bundle& bundle, const sbk_entry& entry) {
+  if (entry.key != nullptr) return {entry.key, entry.key + entry.key_size};
+  std::vector<uint8_t> key(entry.key_size);
+  size_t size = 0;
+  if (sbk_bundle_entry_key(&bundle, entry.index, key.data(), key.size(), &size) != SBK_OK || size != key.size()) return {};
+  return key;
 }
 
 }  // namespace shaderbake::bundle

@@ -61,6 +61,10 @@ class BundleFile {
   std::string path_;
 };
 
+// The full canonical key of an entry sbk_bundle_entry_at or sbk_bundle_find gave (a pipeline's is assembled
+// from its parts: sbk_bundle_entry_key); empty when the bundle's bytes behind it are damaged.
+std::vector<uint8_t> entry_key(const sbk_bundle& bundle, const sbk_entry& entry);
+
 // One row of a bundle's section table (schemas/bundle.md, "Section table entry").
 struct SectionTableEntry {
   uint32_t type = 0;

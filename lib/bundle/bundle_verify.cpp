@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "lib/bundle/driver_cache.hpp"
@@ -61,20 +62,21 @@ class Failures {
 uint64_t align8(uint64_t v) { return (v + 7) & ~uint64_t{7}; }
 
 // Reserved fields are written as zero; a reader of a later minor version may give them a meaning, so only a
-// bundle of a minor this code knows (2.0, 2.1) is held to the zero.
+// bundle of a minor this code knows (3.0) is held to the zero.
 bool reserved_must_be_zero(const sbk_bundle& b) { return sbk_bundle_format_minor(&b) <= SBK_BUNDLE_FORMAT_MINOR; }
 
 std::string section_name(uint32_t type) {
-  static const char* const kNames[] = {"?",          "META",         "INDEX",           "RECORDS",
-                                       "MODULES",    "MODULE_DATA",  "DICTIONARY",      "LAYOUTS",
-                                       "REPORT",     "DRIVER_CACHE", "DYNAMIC_FALLBACKS", "PREWARM"};
+  static const char* const kNames[] = {"?",           "META",         "INDEX",             "RECORDS",
+                                       "MODULES",     "MODULE_DATA",  "DICTIONARY",        "LAYOUTS",
+                                       "REPORT",      "DRIVER_CACHE", "DYNAMIC_FALLBACKS", "PREWARM",
+                                       "SHADER_KEYS", "HOST_STATES",  "HOST_STATE_PARTS",  "SPECIALIZATION_DATA"};
   static_assert(std::size(kNames) == SBK_SECTION_TYPE_COUNT);
   return type > 0 && type < SBK_SECTION_TYPE_COUNT ? kNames[type] : "section type " + std::to_string(type);
 }
 
-std::string entry_name(const sbk_entry& e) {
-  static const char* const kKinds[] = {"?", "specialization", "family", "pipeline"};
-  return std::string(kKinds[e.kind <= 3 ? e.kind : 0]) + " " + KeyHash::of({e.key, e.key_size}).to_hex();
+std::string entry_name(const sbk_bundle& b, const sbk_entry& e) {
+  static const char* const kKinds[] = {"?", "specialization", "family", "pipeline", "compute pipeline"};
+  return std::string(kKinds[e.kind <= 4 ? e.kind : 0]) + " " + KeyHash::of(entry_key(b, e)).to_hex();
 }
 
 std::string stage_name(uint32_t stage) {
@@ -325,47 +327,123 @@ VerifyCheck check_sections(const sbk_bundle& b) {
 
 // ---- index ----
 
+// Byte-table rules beyond the loader's per-item bounds (schemas/bundle.md): the ends never decrease and the
+// last one is the data's size (no bytes belong to no item), the reserved field is zero.
+void check_byte_table(const sbk_bundle& b, uint32_t type, uint64_t at, Failures& failures,
+                      std::vector<std::span<const uint8_t>>* items) {
+  uint64_t size = 0;
+  const uint8_t* section = sbk_bundle_section(&b, static_cast<sbk_section_type>(type), &size);
+  const std::string name = section_name(type);
+  if (section == nullptr || size < at + 8) return;
+  section += at;
+  size -= at;
+  const uint32_t count = load_u32_le(section);
+  if (size < 8 + 4 * uint64_t{count}) {
+    failures.add(name + " count", name + ": " + std::to_string(count) + " items do not fit");
+    return;
+  }
+  if (reserved_must_be_zero(b) && load_u32_le(section + 4) != 0)
+    failures.add(name + " reserved", name + ": the reserved field (bytes 4-7 of the table) is not zero");
+  const uint64_t data_size = size - 8 - 4 * uint64_t{count};
+  uint32_t previous = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t end = load_u32_le(section + 8 + 4 * uint64_t{i});
+    if (end < previous || end > data_size) {
+      failures.add(name + " ends", name + ": item " + std::to_string(i) + " ends at " + std::to_string(end) +
+                                       ", before its start or past the data (" + std::to_string(data_size) + " bytes)");
+      return;
+    }
+    if (items) items->push_back({section + 8 + 4 * uint64_t{count} + previous, end - previous});
+    previous = end;
+  }
+  if (previous != data_size)
+    failures.add(name + " trailing", name + ": " + std::to_string(data_size - previous) + " bytes after the last item");
+}
+
 VerifyCheck check_index(const sbk_bundle& b) {
   VerifyCheck out{"index", 0, {}};
   {
     Failures failures(out);
-    uint64_t size = 0, records_size = 0;
+    uint64_t size = 0;
     const uint8_t* s = sbk_bundle_section(&b, SBK_SECTION_INDEX, &size);
-    const uint8_t* records = sbk_bundle_section(&b, SBK_SECTION_RECORDS, &records_size);
-    // open checked: D <= 24, and the section is exactly 16 + align8(4 (2^D + 1)) + 32 E bytes.
+    // open checked: D <= 24, the section is exactly 16 + align8(4 (2^D + 1)) + 4 E bytes, RECORDS 20 E.
     const uint32_t count = sbk_bundle_entry_count(&b), bits = load_u32_le(s + 4);
     const uint64_t buckets = uint64_t{1} << bits;
     const uint64_t directory_end = 16 + 4 * (buckets + 1), prefix = 16 + align8(4 * (buckets + 1));
     auto directory = [&](uint64_t k) { return load_u32_le(s + 16 + 4 * k); };
-    auto row = [&](uint32_t i) { return s + prefix + uint64_t{i} * SBK_BUNDLE_INDEX_ENTRY_SIZE; };
+    auto tag = [&](uint32_t i) { return load_u32_le(s + prefix + uint64_t{i} * SBK_BUNDLE_INDEX_ENTRY_SIZE); };
     auto bucket_of = [&](uint64_t high) { return bits ? high >> (64 - bits) : uint64_t{0}; };
 
     if (reserved_must_be_zero(b) && load_u64_le(s + 8) != 0)
       failures.add("INDEX reserved", "INDEX: the reserved field (bytes 8-15) is not zero");
     uint32_t wanted_bits = 0;
-    while (wanted_bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{1} << wanted_bits) < count) ++wanted_bits;
+    while (wanted_bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{8} << wanted_bits) < count) ++wanted_bits;
     if (bits != wanted_bits)
       failures.add("directory bits", "INDEX: directory bits D = " + std::to_string(bits) + ", but " + std::to_string(count) +
                                          " entries want D = " + std::to_string(wanted_bits) +
-                                         " (the smallest D with 2^D >= E)");
+                                         " (the smallest D with 8 x 2^D >= E)");
     if (directory(buckets) != count)
       failures.add("directory end", "INDEX: directory[2^D = " + std::to_string(buckets) + "] = " +
                                         std::to_string(directory(buckets)) + ", not the entry count " + std::to_string(count));
+    for (uint64_t k = directory_end; k < prefix; ++k)
+      if (s[k] != 0) {
+        failures.add("directory padding", "INDEX: the padding after the directory is not zero");
+        break;
+      }
 
-    // directory[b] must be the first entry whose bucket is >= b (by the hashes the entries store): the least
-    // index over the buckets from b on, found by walking the entries' buckets in order with suffix minima.
-    std::vector<std::pair<uint64_t, uint32_t>> firsts;  // (bucket, least entry index in it), by bucket
-    firsts.reserve(count);
-    for (uint32_t i = 0; i < count; ++i) firsts.emplace_back(bucket_of(load_u64_le(row(i) + 8)), i);
-    std::sort(firsts.begin(), firsts.end());
-    firsts.erase(std::unique(firsts.begin(), firsts.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-                 firsts.end());
-    std::vector<uint32_t> least_from(firsts.size() + 1, count);
-    for (size_t k = firsts.size(); k-- > 0;) least_from[k] = std::min(least_from[k + 1], firsts[k].second);
-    size_t p = 0;
+    // The entries: each reads, its key hashes to its tag, the order is (hash high, hash low, key bytes), and a
+    // probe for its key finds it. The references are counted: every stored key, host state and part is used.
+    std::vector<std::span<const uint8_t>> shader_keys, parts;
+    check_byte_table(b, SBK_SECTION_SHADER_KEYS, 0, failures, &shader_keys);
+    check_byte_table(b, SBK_SECTION_HOST_STATE_PARTS, 0, failures, &parts);
+    uint64_t hosts_size = 0;
+    const uint8_t* hosts = sbk_bundle_section(&b, SBK_SECTION_HOST_STATES, &hosts_size);
+    const uint32_t host_count = load_u32_le(hosts);
+    if (reserved_must_be_zero(b) && load_u32_le(hosts + 4) != 0)
+      failures.add("HOST_STATES reserved", "HOST_STATES: the reserved field (bytes 4-7) is not zero");
+    std::vector<uint32_t> key_uses(shader_keys.size(), 0), host_uses(host_count, 0), part_uses(parts.size(), 0);
+    const uint8_t* records = sbk_bundle_section(&b, SBK_SECTION_RECORDS, &size);
+    std::vector<std::pair<KeyHash, uint32_t>> firsts;  // (hash, entry) of the readable entries
+    KeyHash previous_hash;
+    std::vector<uint8_t> previous_key;
+    for (uint32_t i = 0; i < count; ++i) {
+      ++out.checked;
+      const std::string name = "entry " + std::to_string(i);
+      sbk_entry entry;
+      if (const sbk_result r = sbk_bundle_entry_at(&b, i, &entry); r != SBK_OK) {
+        failures.add("entry unreadable", name + " (hash tag " + hex_word(tag(i)) +
+                                             "): cannot be read (its row's check or references, or its key's hash): " +
+                                             sbk_result_name(r));
+        continue;
+      }
+      const uint8_t* row = records + uint64_t{i} * SBK_BUNDLE_RECORD_SIZE;
+      if (entry.kind == SBK_KEY_KIND_EXACT || entry.kind == SBK_KEY_KIND_FAMILY) {
+        const uint32_t item = load_u32_le(row + 8);
+        if (item < key_uses.size()) ++key_uses[item];
+      } else if (entry.kind == SBK_KEY_KIND_PIPELINE && entry.host_state < host_count) {
+        ++host_uses[entry.host_state];
+      }
+      const std::vector<uint8_t> key = entry_key(b, entry);
+      const KeyHash actual = KeyHash::of(key);
+      if (!previous_key.empty() &&
+          std::tie(previous_hash.high, previous_hash.low, previous_key) >= std::tie(actual.high, actual.low, key))
+        failures.add("entry order", name + ": out of order (or a duplicate key)");
+      previous_hash = actual;
+      previous_key = key;
+      firsts.emplace_back(actual, i);
+      const uint64_t bucket = bucket_of(actual.high);
+      if (i < directory(bucket) || i >= directory(bucket + 1))
+        failures.add("entry bucket", name + ": the directory does not send its bucket (" + std::to_string(bucket) + ") here");
+      sbk_entry found;
+      if (sbk_bundle_find(&b, key.data(), key.size(), &found) != SBK_OK || found.index != i)
+        failures.add("entry probe", name + ": a probe for its own key does not find it");
+    }
+    // directory[b] must be the first entry whose bucket is >= b (by the readable entries' hashes).
+    std::vector<uint32_t> least_from(buckets + 1, count);
+    for (const auto& [hash, i] : firsts) least_from[bucket_of(hash.high)] = std::min(least_from[bucket_of(hash.high)], i);
+    for (uint64_t k = buckets; k-- > 0;) least_from[k] = std::min(least_from[k], least_from[k + 1]);
     for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
-      while (p < firsts.size() && firsts[p].first < bucket) ++p;
-      const uint32_t value = directory(bucket), next = directory(bucket + 1), wanted = least_from[p];
+      const uint32_t value = directory(bucket), next = directory(bucket + 1), wanted = least_from[bucket];
       if (value <= count && value <= next && value == wanted) continue;
       const std::string at = "INDEX: directory[" + std::to_string(bucket) + "] = " + std::to_string(value);
       if (value > count) failures.add("directory past E", at + " is past the entry count " + std::to_string(count));
@@ -376,85 +454,29 @@ VerifyCheck check_index(const sbk_bundle& b) {
         failures.add("directory first", at + ", but the first entry whose bucket is >= " + std::to_string(bucket) +
                                             " is " + std::to_string(wanted));
     }
-    for (uint64_t k = directory_end; k < prefix; ++k)
-      if (s[k] != 0) {
-        failures.add("directory padding", "INDEX: the padding after the directory is not zero");
-        break;
-      }
-
-    // The entries, and where their records lie.
-    struct Placement {
-      uint64_t offset, size;
-      uint32_t entry;
-    };
-    std::vector<Placement> placements;
-    KeyHash previous_hash;
-    std::vector<uint8_t> previous_key;
-    for (uint32_t i = 0; i < count; ++i) {
-      ++out.checked;
-      const uint8_t* e = row(i);
-      const std::string name = "entry " + std::to_string(i);
-      const uint64_t record_offset = load_u64_le(e + 16);
-      const uint32_t record_size = load_u32_le(e + 24);
-      if (reserved_must_be_zero(b) && load_u32_le(e + 28) != 0)
-        failures.add("entry reserved", name + ": the reserved field is not zero");
-      if (record_offset % 8 == 0 && record_size >= SBK_BUNDLE_RECORD_HEADER_SIZE + 2 && record_offset <= records_size &&
-          record_size <= records_size - record_offset)
-        placements.push_back({record_offset, record_size, i});
-      sbk_entry entry;
-      if (const sbk_result r = sbk_bundle_entry_at(&b, i, &entry); r != SBK_OK) {
-        failures.add("entry unreadable", name + " (key hash " + KeyHash{load_u64_le(e), load_u64_le(e + 8)}.to_hex() +
-                                             " as the index stores it): cannot be read (its record's bounds, size, "
-                                             "check or key hash): " + sbk_result_name(r));
-        continue;
-      }
-      const std::span<const uint8_t> key(entry.key, entry.key_size);
-      const KeyHash stored{load_u64_le(e), load_u64_le(e + 8)};
-      const KeyHash actual = KeyHash::of(key);
-      if (!(stored == actual)) failures.add("entry hash", name + ": stored hash is not the hash of its key");
-      std::vector<uint8_t> key_bytes(key.begin(), key.end());
-      if (!previous_key.empty() &&
-          std::tie(previous_hash.high, previous_hash.low, previous_key) >= std::tie(actual.high, actual.low, key_bytes))
-        failures.add("entry order", name + ": out of order (or a duplicate key)");
-      previous_hash = actual;
-      previous_key = std::move(key_bytes);
-      const uint64_t bucket = bucket_of(actual.high);
-      if (i < directory(bucket) || i >= directory(bucket + 1))
-        failures.add("entry bucket", name + ": the directory does not send its bucket (" + std::to_string(bucket) + ") here");
-      sbk_entry found;
-      if (sbk_bundle_find(&b, entry.key, entry.key_size, &found) != SBK_OK || found.index != i)
-        failures.add("entry probe", name + ": a probe for its own key does not find it");
-    }
-
-    // RECORDS: one record per entry, 8-aligned, zero padding between them and nothing else.
-    std::sort(placements.begin(), placements.end(), [](const Placement& x, const Placement& y) {
-      return std::tie(x.offset, x.entry) < std::tie(y.offset, y.entry);
-    });
-    uint64_t at = 0;
-    const Placement* previous = nullptr;
-    auto padding = [&](uint64_t end, const std::string& where) {
-      if (end - at >= 8)
-        failures.add("records unowned", "RECORDS: bytes " + std::to_string(at) + "-" + std::to_string(end - 1) +
-                                            " belong to no record (" + where + ")");
-      for (uint64_t k = at; k < end; ++k)
-        if (records[k] != 0) {
-          failures.add("records padding", "RECORDS: the padding " + where + " is not zero");
-          break;
+    // Stored once: every key item belongs to one entry, every host state and part is used, none twice over.
+    for (size_t k = 0; k < key_uses.size(); ++k)
+      if (key_uses[k] != 1)
+        failures.add("shader key uses", "SHADER_KEYS: item " + std::to_string(k) + " is the key of " +
+                                            std::to_string(key_uses[k]) + " entries (each key is stored for one)");
+    std::set<std::vector<uint8_t>> distinct_hosts;
+    for (uint32_t h = 0; h < host_count; ++h) {
+      std::vector<uint8_t> bytes;
+      for (uint32_t p = 0; p < SBK_HOST_STATE_PARTS; ++p) {
+        const uint32_t item = load_u32_le(hosts + 8 + uint64_t{h} * SBK_BUNDLE_HOST_STATE_SIZE + 4 * p);
+        if (item < part_uses.size()) {
+          ++part_uses[item];
+          bytes.insert(bytes.end(), parts[item].begin(), parts[item].end());
         }
-    };
-    for (const Placement& placement : placements) {
-      if (placement.offset < at)
-        failures.add("records overlap", "entries " + std::to_string(previous->entry) + " and " +
-                                            std::to_string(placement.entry) + " share or overlap their records (RECORDS offset " +
-                                            std::to_string(placement.offset) + ")");
-      else
-        padding(placement.offset, "before entry " + std::to_string(placement.entry) + "'s record");
-      if (placement.offset + placement.size > at) {
-        at = placement.offset + placement.size;
-        previous = &placement;
       }
+      if (host_uses[h] == 0)
+        failures.add("host state unused", "HOST_STATES: host state " + std::to_string(h) + " belongs to no pipeline");
+      if (!distinct_hosts.insert(bytes).second)
+        failures.add("host state twice", "HOST_STATES: host state " + std::to_string(h) + " is stored twice");
     }
-    padding(records_size, "after the last record");
+    for (size_t p = 0; p < part_uses.size(); ++p)
+      if (part_uses[p] == 0)
+        failures.add("part unused", "HOST_STATE_PARTS: part " + std::to_string(p) + " belongs to no host state");
   }
   return out;
 }
@@ -584,12 +606,13 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   for (const sbk_entry& entry : entries) {
     if (entry.kind != SBK_KEY_KIND_PIPELINE) continue;
     ++recipes.checked;
-    const std::string name = entry_name(entry);
+    const std::string name = entry_name(b, entry);
     uint8_t route = 0;
     const uint8_t* fragment_key = nullptr;
     size_t fragment_size = 0;
     sbk_host_state host;
-    if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_size, &host) != SBK_OK) {
+    const std::vector<uint8_t> key = entry_key(b, entry);
+    if (sbk_decode_pipeline_key(key.data(), key.size(), &route, &fragment_key, &fragment_size, &host) != SBK_OK) {
       recipes.failures.push_back(name + ": the key does not decode");
       continue;
     }
@@ -705,12 +728,12 @@ VerifyCheck check_specializations(const sbk_bundle& b, const GuestModel& guest) 
   for (const sbk_entry& entry : readable_entries(b)) {
     if (entry.kind != SBK_KEY_KIND_EXACT && entry.kind != SBK_KEY_KIND_FAMILY) continue;
     ++out.checked;
-    const std::string name = entry_name(entry);
+    const std::string name = entry_name(b, entry);
     sbk_module_info info;
     if (entry.fragment_module != SBK_NO_MODULE && sbk_bundle_module_info(&b, entry.fragment_module, &info) == SBK_OK &&
         info.stage != kStageFragment)
       out.failures.push_back(name + ": its module is not a fragment shader");
-    const std::span<const uint8_t> key(entry.key, entry.key_size);
+    const std::span<const uint8_t> key(entry.key, entry.key_size);  // a shader entry's key is stored whole
     if (entry.kind == SBK_KEY_KIND_FAMILY) {
       if (const Status s = guest.check_family_key(key); !s) out.failures.push_back(name + ": " + s.error().message);
       continue;

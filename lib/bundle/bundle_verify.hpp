@@ -33,14 +33,14 @@ bool all_passed(std::span<const VerifyCheck> checks);
 // padding between sections, and no trailing data after the last one (never read). O(sections' size).
 VerifyCheck check_sections(const sbk_bundle& bundle);
 
-// "index": every rule schemas/bundle.md states for INDEX and the records it points at. The directory: D is the
-// smallest number of bits with 2^D >= E (at most 24); directory[2^D] = E; no value is past E; no bucket range is
-// reversed (directory[b] <= directory[b + 1]); directory[b] is the first entry whose bucket is >= b; the padding
-// after it is zero. Each entry: its record is readable (inside RECORDS, its check holds, its key hashes to the
-// entry's hash), entries are strictly sorted by (hash high, hash low, key bytes), each lies in its bucket's range
-// and a probe of its own key finds it. The records: no two entries share or overlap a record and the bytes
-// between records are zero padding (less than 8 of them). Reserved fields must be zero in a format 2.0 bundle.
-// O(E log E + 2^D).
+// "index": every rule schemas/bundle.md states for INDEX, RECORDS and the tables rows refer to. The directory:
+// D is the smallest number of bits with 8 x 2^D >= E (at most 24); directory[2^D] = E; no value is past E; no
+// bucket range is reversed; directory[b] is the first entry whose bucket is >= b; the padding after it is zero.
+// Each entry: its row reads (its check holds, its references are in range, its key hashes to the entry's tag), it
+// lies in its bucket's range, entries are strictly sorted by (hash high, hash low, key bytes) and a probe of its own key finds it.
+// The byte tables (SHADER_KEYS, HOST_STATE_PARTS): ends never decrease and end at the data's end. Stored once:
+// each shader key belongs to one entry, each host state to at least one pipeline and is stored once, each part
+// belongs to a host state. Reserved fields must be zero in a bundle of a minor this code knows. O(E log E + 2^D).
 VerifyCheck check_index(const sbk_bundle& bundle);
 
 // "layouts": each layout contract reads (sbk_bundle_layout: the section's checksum, binding count, ascending

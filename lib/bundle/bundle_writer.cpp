@@ -47,7 +47,7 @@ Result<CompressedModules> compressed_modules(const std::vector<ModuleId>& module
 // META: the identity as JSON text.
 std::vector<uint8_t> meta_section(const BundleIdentity& identity) {
   nlohmann::ordered_json meta;
-  meta["format"] = "shaderbake-bundle/2";
+  meta["format"] = "shaderbake-bundle/3";
   meta["guest"] = identity.guest_name;
   meta["key_schema"] = identity.key_schema;
   meta["toolchain"] = identity.toolchain_fingerprint;
@@ -90,6 +90,42 @@ Result<std::vector<uint8_t>> report_section(const std::string& report) {
   return out;
 }
 
+// A byte table section (schemas/bundle.md): u32 count, u32 reserved, each item's end offset, then the items.
+Result<std::vector<uint8_t>> byte_table(const std::vector<std::span<const uint8_t>>& items) {
+  ByteWriter w;
+  uint64_t end = 0;
+  w.u32(static_cast<uint32_t>(items.size()));
+  w.u32(0);
+  for (const auto& item : items) {
+    end += item.size();
+    if (end > UINT32_MAX)
+      return Error{ErrorKind::internal, "section_too_large", "a byte table of more than 4 GiB", {}};
+    w.u32(static_cast<uint32_t>(end));
+  }
+  for (const auto& item : items) w.bytes(item);
+  return std::move(w.data());
+}
+
+// The four parts a canonical host-state encoding is stored as (schemas/bundle.md, HOST_STATES): rasterization,
+// depth and stencil; the attachments with the depth/stencil format and samples; the dynamic states and vertex
+// bindings; the vertex attributes. Parts vary independently across a game's states, so each is stored once.
+// nullopt when the bytes are not exactly a canonical encoding.
+std::optional<std::array<std::span<const uint8_t>, SBK_HOST_STATE_PARTS>> host_state_parts(std::span<const uint8_t> host) {
+  sbk_host_state decoded;
+  size_t consumed = 0;
+  if (sbk_decode_host_state(host.data(), host.size(), &decoded, &consumed) != SBK_OK || consumed != host.size())
+    return std::nullopt;
+  const size_t outputs = 40, bindings = outputs + 1 + 12 * size_t{decoded.color_count} + 4 + 1,
+               attributes = bindings + 4 + 1 + 9 * size_t{decoded.binding_count};
+  return std::array<std::span<const uint8_t>, SBK_HOST_STATE_PARTS>{
+      host.subspan(0, outputs), host.subspan(outputs, bindings - outputs), host.subspan(bindings, attributes - bindings),
+      host.subspan(attributes)};
+}
+
+std::string_view key_view(std::span<const uint8_t> key) {
+  return {reinterpret_cast<const char*>(key.data()), key.size()};
+}
+
 // The header of a bundle of `identity`.
 BundleHeader header_of(const BundleIdentity& identity) {
   BundleHeader header;
@@ -114,6 +150,7 @@ BundleBuilder::Entry& BundleBuilder::new_entry(std::span<const uint8_t> key) {
   Entry& e = entries_.emplace_back();
   e.key.assign(key.begin(), key.end());
   e.hash = KeyHash::of(key);
+  e.kind = key.size() >= 2 ? key[1] : 0;
   return e;
 }
 
@@ -135,6 +172,18 @@ void BundleBuilder::add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId
   e.fragment = fragment;
   e.vertex = vertex;
   e.layout = layout;
+}
+
+void BundleBuilder::add_compute_pipeline(std::span<const uint8_t> compute_pipeline_key, ModuleId compute,
+                                         const LayoutContract& layout) {
+  Entry& e = new_entry(compute_pipeline_key);
+  e.fragment = compute;
+  e.layout = layout;
+}
+
+void BundleBuilder::set_specialization(std::span<const uint8_t> pipeline_key, SpecializationStage vertex,
+                                       SpecializationStage shader) {
+  specializations_.push_back({{pipeline_key.begin(), pipeline_key.end()}, std::move(vertex), std::move(shader)});
 }
 
 void BundleBuilder::add_dynamic_fallback(std::span<const uint8_t> family_key, ModuleId vertex, ModuleId fragment,
@@ -168,6 +217,10 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   bool memo_hit = false;
   auto compressed = compressed_modules(c.module_ids, c.module_words, options, &memo_hit);
   if (!compressed) return std::move(compressed).error();
+  uint64_t frame_bytes = 0;
+  for (const auto& frame : compressed->frames) frame_bytes += frame.size();
+  if (frame_bytes > UINT32_MAX)
+    return Error{ErrorKind::internal, "bundle_too_large", "the modules' frames exceed the 4 GiB a bundle's MODULE_DATA holds", {}};
 
   std::map<uint32_t, std::vector<uint8_t>> sections;
   sections[SBK_SECTION_META] = meta_section(identity_);
@@ -175,14 +228,16 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   auto layouts = layouts_section(c.layout_index);
   if (!layouts) return std::move(layouts).error();
   sections[SBK_SECTION_LAYOUTS] = std::move(*layouts);
-  std::vector<RecordPlace> places;
-  auto records = records_section(c, places);
+  auto records = record_sections(c);
   if (!records) return std::move(records).error();
-  sections[SBK_SECTION_INDEX] = index_section(c.entries, places);
-  sections[SBK_SECTION_RECORDS] = std::move(*records);
+  for (auto& [type, bytes] : *records) sections[type] = std::move(bytes);
+  sections[SBK_SECTION_INDEX] = index_section(c.entries);
   auto router = router_sections(c.entries, c.module_index, c.layout_index);
   if (!router) return std::move(router).error();
   for (auto& [type, bytes] : *router) sections[type] = std::move(bytes);
+  auto specialization = specialization_sections(c.entries);
+  if (!specialization) return std::move(specialization).error();
+  for (auto& [type, bytes] : *specialization) sections[type] = std::move(bytes);
   if (!report_.empty()) {
     auto report = report_section(report_);
     if (!report) return std::move(report).error();
@@ -240,15 +295,14 @@ std::map<uint32_t, std::vector<uint8_t>> BundleBuilder::module_sections(const Co
   w.u32(0);
   uint32_t i = 0;
   for (const auto& [id, m] : modules_) {
-    w.u64(data_offset);
+    w.u32(static_cast<uint32_t>(data_offset));
     w.u32(static_cast<uint32_t>(frames[i].size()));
     w.u32(static_cast<uint32_t>(m.words.size() * 4));
-    w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
-    w.u32(m.stage);
     w.u32(compressed.parents[i]);
+    w.u64(XXH3_64bits(m.words.data(), m.words.size() * 4));
+    w.u16(static_cast<uint16_t>(m.stage));
     w.u16((dictionary.empty() ? 0u : 1u) | (compressed.packed[i] ? 2u : 0u));
-    w.u16(0);
-    // The row's check: XXH3-64 of its first 36 bytes, seeded with its index, low 32 bits.
+    // The row's check: XXH3-64 of its first 28 bytes, seeded with its index, low 32 bits.
     const size_t row = w.size() - (SBK_BUNDLE_MODULE_ENTRY_SIZE - 4);
     w.u32(static_cast<uint32_t>(XXH3_64bits_withSeed(w.data().data() + row, SBK_BUNDLE_MODULE_ENTRY_SIZE - 4, i)));
     data_offset += frames[i].size();
@@ -263,53 +317,140 @@ std::map<uint32_t, std::vector<uint8_t>> BundleBuilder::module_sections(const Co
   return sections;
 }
 
-Result<std::vector<uint8_t>> BundleBuilder::records_section(const Canonical& canonical,
-                                                            std::vector<RecordPlace>& places) {
+Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::record_sections(const Canonical& canonical) {
   const std::vector<const Entry*>& entries = canonical.entries;
+  auto error = [](const char* reason, std::string message) {
+    return Error{ErrorKind::internal, reason, std::move(message), {}};
+  };
   auto module_of = [&](const std::optional<ModuleId>& id) -> Result<uint32_t> {
     if (!id) return uint32_t{SBK_NO_MODULE};
     auto it = canonical.module_index.find(*id);
-    if (it == canonical.module_index.end())
-      return Error{ErrorKind::internal, "unknown_module", "a record names a module never added", {}};
+    if (it == canonical.module_index.end()) return error("unknown_module", "a record names a module never added");
     return it->second;
   };
-  ByteWriter records;
-  size_t record_bytes = 0;
-  for (const Entry* entry : entries)
-    record_bytes += (SBK_BUNDLE_RECORD_HEADER_SIZE + entry->key.size() + 7) & ~size_t{7};
-  records.reserve(record_bytes);
-  places.clear();
-  places.reserve(entries.size());
-  for (const Entry* entry : entries) {
-    auto fragment = module_of(entry->fragment);
-    auto vertex = module_of(entry->vertex);
+  std::unordered_map<std::string_view, uint32_t> position;
+  for (uint32_t i = 0; i < entries.size(); ++i) position.emplace(key_view(entries[i]->key), i);
+
+  // Shader keys in index order of their entries; host states and their parts each once, in byte order (a part
+  // keyed by its number and bytes, so equal bytes in two roles stay two items).
+  std::vector<std::span<const uint8_t>> shader_keys;
+  std::vector<uint32_t> key_item(entries.size(), 0), shader_entry(entries.size(), SBK_NO_ENTRY);
+  std::vector<std::span<const uint8_t>> host_of(entries.size());
+  std::map<std::vector<uint8_t>, uint32_t> host_index, part_index;
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = *entries[i];
+    const std::string name = e.hash.to_hex();
+    if (e.kind == SBK_KEY_KIND_EXACT || e.kind == SBK_KEY_KIND_FAMILY) {
+      if (e.key.size() < 4) return error("bad_key", "key " + name + " is shorter than its 4-byte head");
+      if (e.kind == SBK_KEY_KIND_FAMILY && e.rejection != 0)
+        return error("bad_key", "family " + name + " carries an admission reason");
+      key_item[i] = static_cast<uint32_t>(shader_keys.size());
+      shader_keys.push_back(e.key);
+      continue;
+    }
+    if (e.kind != SBK_KEY_KIND_PIPELINE && e.kind != SBK_KEY_KIND_COMPUTE_PIPELINE)
+      return error("bad_key", "key " + name + " is of no kind a bundle stores");
+    // [0, kind, route, 1], u16 fragment key length L, the fragment key, then (graphics) the host state.
+    const std::span<const uint8_t> key(e.key);
+    const size_t length = key.size() >= 6 ? load_u16_le(key.data() + 4) : 0;
+    const uint8_t route = key.size() >= 3 ? key[2] : 0;
+    if (key.size() < 6 + length || key[0] != SBK_GUEST_NONE || key[3] != 1 ||
+        (route != SBK_ROUTE_EXACT && route != SBK_ROUTE_FALLBACK) ||
+        (e.kind == SBK_KEY_KIND_COMPUTE_PIPELINE && key.size() != 6 + length))
+      return error("bad_pipeline_key", "pipeline key " + name + " is not a pipeline key of version 1");
+    const auto shader = position.find(key_view(key.subspan(6, length)));
+    const uint32_t wanted_kind = route == SBK_ROUTE_EXACT ? SBK_KEY_KIND_EXACT : SBK_KEY_KIND_FAMILY;
+    if (shader == position.end() || entries[shader->second]->kind != wanted_kind ||
+        entries[shader->second]->status != SBK_STATUS_READY || entries[shader->second]->fragment != e.fragment)
+      return error("pipeline_fragment", "pipeline " + name + ": its fragment identity has no ready entry with its module");
+    shader_entry[i] = shader->second;
+    if (!e.layout || (e.kind == SBK_KEY_KIND_PIPELINE && !e.vertex) || !e.fragment)
+      return error("incomplete_pipeline", "pipeline " + name + " lacks a module or its layout");
+    if (e.kind == SBK_KEY_KIND_COMPUTE_PIPELINE) continue;
+    host_of[i] = key.subspan(6 + length);
+    const auto parts = host_state_parts(host_of[i]);
+    if (!parts) return error("bad_host_state", "pipeline " + name + ": its host state is not a canonical encoding");
+    host_index.emplace(std::vector<uint8_t>(host_of[i].begin(), host_of[i].end()), 0);
+    for (uint8_t p = 0; p < SBK_HOST_STATE_PARTS; ++p) {
+      std::vector<uint8_t> tagged{p};
+      tagged.insert(tagged.end(), (*parts)[p].begin(), (*parts)[p].end());
+      part_index.emplace(std::move(tagged), 0);
+    }
+  }
+  std::vector<std::span<const uint8_t>> part_items;
+  for (auto& [tagged, index] : part_index) {
+    index = static_cast<uint32_t>(part_items.size());
+    part_items.push_back(std::span<const uint8_t>(tagged).subspan(1));
+  }
+  ByteWriter hosts;
+  hosts.u32(static_cast<uint32_t>(host_index.size()));
+  hosts.u32(0);
+  for (auto& [bytes, index] : host_index) {
+    index = static_cast<uint32_t>((hosts.size() - 8) / SBK_BUNDLE_HOST_STATE_SIZE);
+    const auto parts = *host_state_parts(bytes);
+    for (uint8_t p = 0; p < SBK_HOST_STATE_PARTS; ++p) {
+      std::vector<uint8_t> tagged{p};
+      tagged.insert(tagged.end(), parts[p].begin(), parts[p].end());
+      hosts.u32(part_index.at(tagged));
+    }
+  }
+
+  ByteWriter rows;
+  rows.reserve(entries.size() * SBK_BUNDLE_RECORD_SIZE);
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = *entries[i];
+    auto fragment = module_of(e.fragment);
+    auto vertex = module_of(e.vertex);
     if (!fragment) return std::move(fragment).error();
     if (!vertex) return std::move(vertex).error();
-    const size_t at = records.size();
-    records.u64(0);  // the record's check, patched below
-    records.u32(static_cast<uint32_t>(entry->key.size()));
-    records.u32(entry->status);
-    records.u32(*fragment);
-    records.u32(*vertex);
-    records.u32(entry->layout ? canonical.layout_index.at(*entry->layout) : 0u);
-    records.u32(entry->rejection);
-    // The check covers the fixed fields, seeded with the key's hash: a probe confirms the key bytes by
-    // comparing them with the probed key (schemas/bundle.md, RECORDS).
-    records.patch_u64(
-        at, XXH3_64bits_withSeed(records.data().data() + at + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8, entry->hash.low));
-    records.bytes(entry->key);
-    places.push_back({at, static_cast<uint32_t>(records.size() - at)});
-    records.align8();
+    const size_t at = rows.size();
+    rows.u32(0);  // the row's check, patched below
+    rows.u8(static_cast<uint8_t>(e.kind));
+    if (e.kind == SBK_KEY_KIND_EXACT || e.kind == SBK_KEY_KIND_FAMILY) {
+      if (e.status > SBK_STATUS_COMPILE_FAILED || e.rejection > 0xFFFF)
+        return error("bad_record", "entry " + e.hash.to_hex() + ": a status or admission reason out of range");
+      rows.u8(static_cast<uint8_t>(e.status));
+      rows.u16(static_cast<uint16_t>(e.rejection));
+      rows.u32(key_item[i]);
+      rows.u32(*fragment);
+      rows.u32(0);
+    } else {
+      const uint32_t layout = canonical.layout_index.at(*e.layout);
+      if (layout > 0xFFFF) return error("too_many_layouts", "a bundle holds at most 65,536 layout contracts");
+      rows.u8(e.key[2]);
+      rows.u16(static_cast<uint16_t>(layout));
+      rows.u32(shader_entry[i]);
+      if (e.kind == SBK_KEY_KIND_PIPELINE) {
+        rows.u32(host_index.at(std::vector<uint8_t>(host_of[i].begin(), host_of[i].end())));
+        rows.u32(*vertex);
+      } else {
+        rows.u32(SBK_NO_ENTRY);
+        rows.u32(SBK_NO_MODULE);
+      }
+    }
+    // The check covers the row's other 16 bytes, seeded with its position and its key's hash tag.
+    const uint64_t seed = (uint64_t{i} << 32) | static_cast<uint32_t>(e.hash.high);
+    const uint32_t check = static_cast<uint32_t>(XXH3_64bits_withSeed(rows.data().data() + at + 4, SBK_BUNDLE_RECORD_SIZE - 4, seed));
+    store_u32_le(rows.data().data() + at, check);
   }
-  return std::move(records.data());
+  std::map<uint32_t, std::vector<uint8_t>> out;
+  out[SBK_SECTION_RECORDS] = std::move(rows.data());
+  auto keys = byte_table(shader_keys);
+  if (!keys) return std::move(keys).error();
+  out[SBK_SECTION_SHADER_KEYS] = std::move(*keys);
+  out[SBK_SECTION_HOST_STATES] = std::move(hosts.data());
+  auto parts = byte_table(part_items);
+  if (!parts) return std::move(parts).error();
+  out[SBK_SECTION_HOST_STATE_PARTS] = std::move(*parts);
+  return out;
 }
 
-std::vector<uint8_t> BundleBuilder::index_section(const std::vector<const Entry*>& entries,
-                                                  const std::vector<RecordPlace>& places) {
+std::vector<uint8_t> BundleBuilder::index_section(const std::vector<const Entry*>& entries) {
   ByteWriter index;
   const uint32_t count = static_cast<uint32_t>(entries.size());
+  // About eight entries a bucket: a probe scans one cache line of tags.
   uint32_t bits = 0;
-  while (bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{1} << bits) < count) ++bits;
+  while (bits < SBK_BUNDLE_MAX_DIRECTORY_BITS && (uint64_t{8} << bits) < count) ++bits;
   index.u32(count);
   index.u32(bits);
   index.u64(0);
@@ -321,14 +462,64 @@ std::vector<uint8_t> BundleBuilder::index_section(const std::vector<const Entry*
     index.u32(static_cast<uint32_t>(b == buckets ? entries.size() : e));
   }
   index.align8();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    index.u64(entries[i]->hash.low);
-    index.u64(entries[i]->hash.high);
-    index.u64(places[i].offset);
-    index.u32(places[i].size);
-    index.u32(0);
-  }
+  for (const Entry* entry : entries) index.u32(static_cast<uint32_t>(entry->hash.high));
   return std::move(index.data());
+}
+
+Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::specialization_sections(
+    const std::vector<const Entry*>& entries) const {
+  std::map<uint32_t, std::vector<uint8_t>> out;
+  if (specializations_.empty()) return out;
+  auto error = [](std::string message) { return Error{ErrorKind::internal, "bad_specialization", std::move(message), {}}; };
+  std::unordered_map<std::string_view, uint32_t> position;
+  for (uint32_t i = 0; i < entries.size(); ++i) position.emplace(key_view(entries[i]->key), i);
+  std::map<std::vector<uint8_t>, uint32_t> items;  // item bytes -> item index, assigned in byte order
+  std::map<uint32_t, std::vector<uint8_t>> item_of;  // pipeline entry -> its item's bytes
+  for (const Specialization& s : specializations_) {
+    const auto it = position.find(key_view(s.pipeline_key));
+    const std::string name = KeyHash::of(s.pipeline_key).to_hex();
+    if (it == position.end() ||
+        (entries[it->second]->kind != SBK_KEY_KIND_PIPELINE && entries[it->second]->kind != SBK_KEY_KIND_COMPUTE_PIPELINE))
+      return error("specialization data for " + name + ", which is no pipeline of the bundle");
+    if (entries[it->second]->kind == SBK_KEY_KIND_COMPUTE_PIPELINE && (!s.vertex.map.empty() || !s.vertex.data.empty()))
+      return error("specialization data of compute pipeline " + name + " for a vertex stage");
+    ByteWriter w;
+    for (const SpecializationStage* stage : {&s.vertex, &s.shader}) {
+      w.u32(static_cast<uint32_t>(stage->map.size()));
+      w.u32(static_cast<uint32_t>(stage->data.size()));
+      for (size_t m = 0; m < stage->map.size(); ++m) {
+        const auto& e = stage->map[m];
+        if ((m > 0 && e.constant_id <= stage->map[m - 1].constant_id) ||
+            (e.size != 1 && e.size != 2 && e.size != 4 && e.size != 8) || e.offset > stage->data.size() ||
+            e.size > stage->data.size() - e.offset)
+          return error("pipeline " + name + ": a specialization map entry out of order or outside its data");
+        w.u32(e.constant_id);
+        w.u32(e.offset);
+        w.u32(e.size);
+      }
+      w.bytes(stage->data);
+      while (w.size() % 4) w.u8(0);
+    }
+    if (!item_of.emplace(it->second, w.data()).second) return error("pipeline " + name + " has specialization data twice");
+    items.emplace(std::move(w.data()), 0);
+  }
+  std::vector<std::span<const uint8_t>> item_bytes;
+  for (auto& [bytes, index] : items) {
+    index = static_cast<uint32_t>(item_bytes.size());
+    item_bytes.push_back(bytes);
+  }
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(item_of.size()));
+  w.u32(0);
+  for (const auto& [entry, bytes] : item_of) {
+    w.u32(entry);
+    w.u32(items.at(bytes));
+  }
+  auto table = byte_table(item_bytes);
+  if (!table) return std::move(table).error();
+  w.bytes(*table);
+  out[SBK_SECTION_SPECIALIZATION_DATA] = std::move(w.data());
+  return out;
 }
 
 Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::router_sections(
@@ -414,7 +605,7 @@ Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::router_sections(
     std::vector<bool> taken(entries.size(), false);
     for (const Prewarm& p : prewarm_) {
       const Entry* e = find(p.pipeline_key);
-      if (e == nullptr || e->key.size() < 3 || e->key[1] != SBK_KEY_KIND_PIPELINE || e->key[2] != SBK_ROUTE_EXACT)
+      if (e == nullptr || e->kind != SBK_KEY_KIND_PIPELINE || e->key.size() < 3 || e->key[2] != SBK_ROUTE_EXACT)
         return error("prewarm_key", "prewarm key " + KeyHash::of(p.pipeline_key).to_hex() + " is no exact pipeline of the bundle");
       const uint32_t index = index_of(p.pipeline_key);
       if (taken[index])

@@ -87,9 +87,26 @@ class BundleBuilder {
                           uint32_t rejection);
   // Family key -> its ubershader module (or why there is none).
   void add_family(std::span<const uint8_t> family_key, uint32_t status, std::optional<ModuleId> fragment);
-  // Pipeline key -> a complete recipe.
+  // Pipeline key -> a complete recipe. The key's fragment identity must be added too (add_specialization for
+  // the exact route, add_family for the fallback route) as ready with `fragment` as its module; its host state
+  // must be a canonical encoding (sbk_encode_host_state). serialize checks both.
   void add_pipeline(std::span<const uint8_t> pipeline_key, ModuleId vertex, ModuleId fragment,
                     const LayoutContract& layout);
+  // Compute pipeline key ([0, 4, route, 1], u16 length, the shader's key) -> its compute module and layout; the
+  // shader's key must be added as for add_pipeline.
+  void add_compute_pipeline(std::span<const uint8_t> compute_pipeline_key, ModuleId compute,
+                            const LayoutContract& layout);
+  // The VkSpecializationInfo contents of a pipeline added with add_pipeline or add_compute_pipeline
+  // (SPECIALIZATION_DATA): per stage, (constant id, offset, size) map entries in ascending constant id and the
+  // data they index. A bundle with any has the section.
+  struct SpecializationStage {
+    struct MapEntry {
+      uint32_t constant_id = 0, offset = 0, size = 0;
+    };
+    std::vector<MapEntry> map;
+    std::vector<uint8_t> data;
+  };
+  void set_specialization(std::span<const uint8_t> pipeline_key, SpecializationStage vertex, SpecializationStage shader);
 
   // A dynamic-state fallback recipe (DYNAMIC_FALLBACKS): the pipeline of `family_key`'s family for every host
   // state whose attachment signature is `signature`. The family must be added as ready with `fragment` as its
@@ -119,6 +136,7 @@ class BundleBuilder {
   struct Entry {
     std::vector<uint8_t> key;
     KeyHash hash;
+    uint32_t kind = 0;  // the key's second byte
     uint32_t status = SBK_STATUS_READY;
     std::optional<ModuleId> fragment, vertex;
     std::optional<LayoutContract> layout;
@@ -145,10 +163,9 @@ class BundleBuilder {
     std::map<ModuleId, uint32_t> module_index;        // position in module order
     std::map<LayoutContract, uint32_t> layout_index;  // position in value order
   };
-  // Where a record lies in RECORDS: its offset and its size before the padding.
-  struct RecordPlace {
-    uint64_t offset = 0;
-    uint32_t size = 0;
+  struct Specialization {
+    std::vector<uint8_t> pipeline_key;
+    SpecializationStage vertex, shader;
   };
 
   Entry& new_entry(std::span<const uint8_t> key);
@@ -158,11 +175,13 @@ class BundleBuilder {
   // The writers of the sections, one each (a writer of several sections returns them by type).
   // MODULES, MODULE_DATA and, with a dictionary, DICTIONARY: the module table and the frames, in module order.
   std::map<uint32_t, std::vector<uint8_t>> module_sections(const CompressedModules& compressed) const;
-  // RECORDS, with each record's place (in index order) for the INDEX.
-  static Result<std::vector<uint8_t>> records_section(const Canonical& canonical, std::vector<RecordPlace>& places);
-  // INDEX: the hash directory and the sorted entries, each naming its record.
-  static std::vector<uint8_t> index_section(const std::vector<const Entry*>& entries,
-                                            const std::vector<RecordPlace>& places);
+  // RECORDS, SHADER_KEYS, HOST_STATES and HOST_STATE_PARTS: a row per entry in index order, and the keys and
+  // host states the rows refer to, each stored once.
+  static Result<std::map<uint32_t, std::vector<uint8_t>>> record_sections(const Canonical& canonical);
+  // INDEX: the hash directory and each entry's hash tag, in index order.
+  static std::vector<uint8_t> index_section(const std::vector<const Entry*>& entries);
+  // SPECIALIZATION_DATA, when any pipeline has some.
+  Result<std::map<uint32_t, std::vector<uint8_t>>> specialization_sections(const std::vector<const Entry*>& entries) const;
   // The DYNAMIC_FALLBACKS and PREWARM sections (those there is content for), over the entries in index order.
   Result<std::map<uint32_t, std::vector<uint8_t>>> router_sections(
       const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
@@ -174,6 +193,7 @@ class BundleBuilder {
   std::vector<DynamicFallback> dynamic_fallbacks_;
   std::optional<std::pair<uint32_t, std::array<std::array<float, 4>, SBK_VERTEX_LOCATIONS>>> vertex_defaults_;
   std::vector<Prewarm> prewarm_;
+  std::vector<Specialization> specializations_;
   std::string report_;
 };
 

@@ -17,8 +17,9 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   ByteWriter w;
   // The tag names the method; its parameters follow as numbers, so changing a constant changes the identity.
   const std::string_view tag =
-      "shaderbake-bundle-compression/5 fastcover, packed SPIR-V of format 2, no dictionary IDs, parents by "
-      "bottom-k sketches of substrings (candidates, least shared, most common skipped; most wanted first)";
+      "shaderbake-bundle-compression/6 fastcover, packed SPIR-V, no dictionary IDs, children against a raw prefix "
+      "of the dictionary and the parent's content (window log 20), parents by bottom-k sketches of substrings "
+      "(candidates, least shared, most common skipped; most wanted first)";
   w.bytes(byte_span(tag));
   for (size_t v : {kSketchSize, kShingleBytes, kCandidates, kMinShared, kCommonHolders}) w.u32(static_cast<uint32_t>(v));
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
@@ -77,7 +78,7 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
   ZSTD_DCtx* dctx = ZSTD_createDCtx();
   ZSTD_DDict* ddict = c.dictionary.empty() ? nullptr : ZSTD_createDDict(c.dictionary.data(), c.dictionary.size());
   bool good = dctx != nullptr && (c.dictionary.empty() || ddict != nullptr);
-  // Decoded frames (what compression saw), parents first, since children's dictionaries need them.
+  // Decoded frames (what compression saw), parents first, since children's prefixes need them.
   std::vector<std::vector<uint8_t>> decoded(modules.size());
   auto check = [&](size_t i) {
     const size_t raw_size = modules[i]->size() * 4;
@@ -87,8 +88,9 @@ std::optional<CompressedModules> recall_compression(CompressionMemo& memo, std::
     out.resize(static_cast<size_t>(size));
     size_t got;
     if (c.parents[i] != SBK_NO_MODULE) {
-      const std::vector<uint8_t> dict = child_dictionary(c.dictionary, decoded[c.parents[i]]);
-      got = ZSTD_decompress_usingDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), dict.data(), dict.size());
+      const std::vector<uint8_t> prefix = child_prefix(c.dictionary, decoded[c.parents[i]]);
+      got = ZSTD_DCtx_refPrefix(dctx, prefix.data(), prefix.size());
+      if (!ZSTD_isError(got)) got = ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());
     } else {
       got = ddict ? ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size(), ddict)
                   : ZSTD_decompressDCtx(dctx, out.data(), out.size(), c.frames[i].data(), c.frames[i].size());

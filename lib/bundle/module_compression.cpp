@@ -75,17 +75,34 @@ bool compress_in_parallel(size_t n, unsigned threads, int level, const std::func
   return ok;
 }
 
-// One frame of `payload` against `cdict` (none: no dictionary); zstd's error code, or 0.
-size_t compress_frame(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, std::span<const uint8_t> payload, std::vector<uint8_t>& frame) {
-  frame.resize(ZSTD_compressBound(payload.size()));
-  size_t n = ZSTD_CCtx_refCDict(cctx, cdict);
-  if (!ZSTD_isError(n)) n = ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
+// `frame` after a compression into it that returned `n`: cut to the frame's size, or emptied on an error.
+// zstd's error code, or 0.
+size_t settle_frame(size_t n, std::vector<uint8_t>& frame) {
   if (ZSTD_isError(n)) {
     frame.clear();
     return n;
   }
   frame.resize(n);
   return 0;
+}
+
+// One frame of `payload` against `cdict` (none: no dictionary); zstd's error code, or 0.
+size_t compress_frame(ZSTD_CCtx* cctx, const ZSTD_CDict* cdict, std::span<const uint8_t> payload, std::vector<uint8_t>& frame) {
+  frame.resize(ZSTD_compressBound(payload.size()));
+  size_t n = ZSTD_CCtx_refCDict(cctx, cdict);
+  if (!ZSTD_isError(n)) n = ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
+  return settle_frame(n, frame);
+}
+
+// One frame of `payload` against `prefix` as raw content (ZSTD_CCtx_refPrefix, which lasts one frame); the
+// window covers the prefix and the payload, so every match into the prefix is reachable. zstd's error code, or 0.
+size_t compress_child_frame(ZSTD_CCtx* cctx, std::span<const uint8_t> prefix, std::span<const uint8_t> payload,
+                            std::vector<uint8_t>& frame) {
+  frame.resize(ZSTD_compressBound(payload.size()));
+  size_t n = ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, kChildWindowLog);
+  if (!ZSTD_isError(n)) n = ZSTD_CCtx_refPrefix(cctx, prefix.data(), prefix.size());
+  if (!ZSTD_isError(n)) n = ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
+  return settle_frame(n, frame);
 }
 
 // A bottom-k sketch of the 12-byte substrings of a payload: the 64 smallest distinct hashes. Two sketches
@@ -212,8 +229,8 @@ Result<CompressedModules> compress_payloads(const std::vector<std::span<const ui
     if (e) return zstd_error("compressing a module", e);
   if (!options.parents) return out;
 
-  // Children: each frame compressed again against the dictionary plus its parent; kept where smaller. One
-  // compression dictionary per parent, shared by its children (building one costs more than a frame).
+  // Children: each frame compressed again against the raw prefix of the dictionary's bytes and its parent's
+  // payload; kept where smaller. A raw prefix costs a reader no table building (a formatted dictionary would).
   const std::vector<uint32_t> parents = choose_parents(modules);
   std::vector<uint32_t> parent_list;
   std::vector<std::vector<uint32_t>> children_of(modules.size());
@@ -225,11 +242,9 @@ Result<CompressedModules> compress_payloads(const std::vector<std::span<const ui
   std::vector<std::vector<uint8_t>> child_frames(modules.size());
   ok = compress_in_parallel(parent_list.size(), options.threads, options.compression_level, [&](size_t k, ZSTD_CCtx* cctx) {
     const uint32_t parent = parent_list[k];
-    const std::vector<uint8_t> dict = child_dictionary(out.dictionary, modules[parent]);
-    ZSTD_CDict* parent_cdict = ZSTD_createCDict(dict.data(), dict.size(), options.compression_level);
+    const std::vector<uint8_t> prefix = child_prefix(out.dictionary, modules[parent]);
     for (uint32_t i : children_of[parent])
-      if (parent_cdict == nullptr || compress_frame(cctx, parent_cdict, modules[i], child_frames[i]) != 0) child_frames[i].clear();
-    ZSTD_freeCDict(parent_cdict);
+      if (compress_child_frame(cctx, prefix, modules[i], child_frames[i]) != 0) child_frames[i].clear();
   });
   if (!ok) return Error{ErrorKind::internal, "zstd_error", "cannot create a compression context", {}};
   for (uint32_t i = 0; i < modules.size(); ++i) {
@@ -258,7 +273,7 @@ Result<CompressedModules> compress_modules(const std::vector<const std::vector<u
   return compressed;
 }
 
-std::vector<uint8_t> child_dictionary(const std::vector<uint8_t>& trained, std::span<const uint8_t> parent) {
+std::vector<uint8_t> child_prefix(const std::vector<uint8_t>& trained, std::span<const uint8_t> parent) {
   std::vector<uint8_t> dict(trained);
   dict.insert(dict.end(), parent.begin(), parent.end());
   return dict;

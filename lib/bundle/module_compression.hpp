@@ -24,6 +24,9 @@ inline constexpr size_t kSketchSize = 64, kShingleBytes = 12;
 // Parent choice: each module's kCandidates most resembling modules, of at least kMinShared shared sketch hashes;
 // a hash held by more than kCommonHolders modules is not counted.
 inline constexpr size_t kCandidates = 4, kMinShared = 8, kCommonHolders = 256;
+// A child frame's window (log2 bytes): at least the prefix (a dictionary of at most 64 KiB and a parent) and
+// the module, for every module a bundle stores children of (the writer keeps a parent only where it helps).
+inline constexpr int kChildWindowLog = 20;
 
 struct CompressedModules {
   std::vector<uint8_t> dictionary;          // empty: frames carry no dictionary
@@ -42,10 +45,9 @@ inline std::span<const uint8_t> spirv_bytes(std::span<const uint32_t> words) {
 Result<CompressedModules> compress_modules(const std::vector<const std::vector<uint32_t>*>& modules,
                                            const WriteOptions& options);
 
-// The dictionary a child's frame is compressed with: the trained dictionary (if any) with the parent's payload
-// (its frame's decompressed content) appended to its content. (A payload never starts with zstd's dictionary
-// magic: packed or raw SPIR-V does not.)
-std::vector<uint8_t> child_dictionary(const std::vector<uint8_t>& trained, std::span<const uint8_t> parent);
+// The raw prefix a child's frame is compressed against: the trained dictionary's bytes (if any), all of them as
+// plain content, followed by the parent's payload (its frame's decompressed content).
+std::vector<uint8_t> child_prefix(const std::vector<uint8_t>& trained, std::span<const uint8_t> parent);
 
 // An ErrorKind::internal error (reason zstd_error) naming what failed and zstd's error code.
 Error zstd_error(const char* what, size_t code);

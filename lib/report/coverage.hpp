@@ -51,7 +51,7 @@ struct CoverageResult {
   Counts draws;
   Counts first_uses;
   std::vector<FrameCounts> frames;  // in trace order, one per (file, frame) run of draws
-  // The bundle has a DYNAMIC_FALLBACKS section (format 2.1 router data); without it no draw is dynamic_fallback.
+  // The bundle has a DYNAMIC_FALLBACKS section (router data); without it no draw is dynamic_fallback.
   bool router_data = false;
 };
 

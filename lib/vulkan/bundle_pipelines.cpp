@@ -176,13 +176,9 @@ Result<BundlePipelines> create_bundle_pipelines(const sbk_bundle& bundle, const 
         failed(std::string("entry: ") + sbk_result_name(r));
         continue;
       }
-      uint8_t route = 0;
-      const uint8_t* fragment_key = nullptr;
-      size_t fragment_key_size = 0;
       sbk_host_state host;
-      if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_key_size, &host) !=
-          SBK_OK) {
-        failed("its pipeline key does not decode");
+      if (const sbk_result h = sbk_bundle_entry_host_state(&bundle, i, &host); h != SBK_OK) {
+        failed(std::string("its host state does not decode: ") + sbk_result_name(h));
         continue;
       }
       auto vertex = shared.module(entry.vertex_module);

@@ -390,11 +390,8 @@ static int layout_of(creator* c, uint32_t index, VkPipelineLayout* out) {
   return 1;
 }
 
-/* Creates the pipeline of a hit entry unless an earlier line did. The host state is the key's own bytes. */
+/* Creates the pipeline of a hit entry unless an earlier line did. */
 static void create_pipeline(creator* c, const sbk_entry* entry) {
-  uint8_t route;
-  const uint8_t* fragment_key;
-  size_t fragment_key_size;
   sbk_host_state host;
   VkShaderModule vertex, fragment;
   VkPipelineLayout layout;
@@ -404,8 +401,7 @@ static void create_pipeline(creator* c, const sbk_entry* entry) {
   double start, seconds;
   if (c->tried[entry->index]) return;
   c->tried[entry->index] = 1;
-  if (sbk_decode_pipeline_key(entry->key, entry->key_size, &route, &fragment_key, &fragment_key_size, &host) !=
-          SBK_OK ||
+  if (sbk_bundle_entry_host_state(c->bundle, entry->index, &host) != SBK_OK ||
       !module_of(c, entry->vertex_module, &vertex) || !module_of(c, entry->fragment_module, &fragment) ||
       !layout_of(c, entry->layout, &layout)) {
     fprintf(stderr, "error: pipeline entry %u: its key, modules or layout cannot be used\n", entry->index);

@@ -31,7 +31,7 @@ Result<uint32_t> BundlePipelines::load() {
   for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle_); ++i) {
     sbk_entry entry;
     if (sbk_result r = sbk_bundle_entry_at(&bundle_, i, &entry); r != SBK_OK) return bundle_error(r, "entry " + std::to_string(i));
-    if (entry.kind != SBK_KEY_KIND_PIPELINE || entry.key_size < 3 || entry.key[2] != SBK_ROUTE_FALLBACK) continue;
+    if (entry.kind != SBK_KEY_KIND_PIPELINE || entry.route != SBK_ROUTE_FALLBACK) continue;
     auto pipeline = create_entry_pipeline(entry);
     if (!pipeline) return std::move(pipeline).error();
     fallback_.emplace(entry.index, *pipeline);
@@ -59,13 +59,8 @@ Result<VkShaderModule> BundlePipelines::module(uint32_t index) {
 }
 
 Result<VkPipeline> BundlePipelines::create_entry_pipeline(const sbk_entry& entry) {
-  uint8_t route = 0;
-  const uint8_t* fragment_key = nullptr;
-  size_t fragment_key_size = 0;
   sbk_host_state host;
-  // The recipe's host state is the key's own bytes.
-  if (sbk_result r = sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment_key, &fragment_key_size, &host);
-      r != SBK_OK)
+  if (sbk_result r = sbk_bundle_entry_host_state(&bundle_, entry.index, &host); r != SBK_OK)
     return bundle_error(r, "pipeline entry " + std::to_string(entry.index));
   if (entry.layout >= layouts_.size())
     return bundle_error(SBK_ERROR_CORRUPT, "pipeline entry " + std::to_string(entry.index) + " layout");

@@ -59,14 +59,28 @@ class PatchableBundle {
     return section(SBK_SECTION_INDEX) + 16 + ((4 * (buckets + 1) + 7) & ~uint64_t{7}) +
            uint64_t{entry} * SBK_BUNDLE_INDEX_ENTRY_SIZE;
   }
-  // RECORDS: the record of an entry, and its fields (offsets as in schemas/bundle.md).
-  uint64_t record(uint32_t entry) const { return section(SBK_SECTION_RECORDS) + u64(index_row(entry) + 16); }
-  uint8_t kind(uint32_t entry) const { return bytes[record(entry) + 32 + 1]; }
-  // Sets a u32 field of a record and seals its check again (seeded with the low half of the entry's hash).
-  void set_record_u32(uint32_t entry, uint64_t field, uint32_t value) {
+  // RECORDS: the row of an entry, and its fields (offsets as in schemas/bundle.md).
+  uint64_t record(uint32_t entry) const { return section(SBK_SECTION_RECORDS) + uint64_t{entry} * SBK_BUNDLE_RECORD_SIZE; }
+  uint8_t kind(uint32_t entry) const { return bytes[record(entry) + 4]; }
+  uint8_t route(uint32_t entry) const { return bytes[record(entry) + 5]; }
+  // Sets a field of `size` bytes (1, 2 or 4) of a row and seals its check again (seeded with the entry's
+  // position and hash tag).
+  void set_record_field(uint32_t entry, uint64_t field, uint32_t size, uint32_t value) {
     const uint64_t r = record(entry);
-    set_u32(r + field, value);
-    set_u64(r, XXH3_64bits_withSeed(bytes.data() + r + 8, SBK_BUNDLE_RECORD_HEADER_SIZE - 8, u64(index_row(entry))));
+    for (uint32_t k = 0; k < size; ++k) bytes[r + field + k] = static_cast<uint8_t>(value >> (8 * k));
+    const uint64_t seed = (uint64_t{entry} << 32) | u32(index_row(entry));
+    set_u32(r, static_cast<uint32_t>(XXH3_64bits_withSeed(bytes.data() + r + 4, SBK_BUNDLE_RECORD_SIZE - 4, seed)));
+  }
+  // The high half of entry `entry`'s key hash, from its key as the loader assembles it (the index stores only
+  // its low 32 bits). Aborts when the entry does not read.
+  uint64_t hash_high(uint32_t entry) const {
+    sbk_bundle b;
+    if (sbk_bundle_open_memory(&b, bytes.data(), bytes.size()) != SBK_OK) die("the bundle does not open");
+    std::vector<uint8_t> key(64 * 1024);
+    size_t size = 0;
+    if (sbk_bundle_entry_key(&b, entry, key.data(), key.size(), &size) != SBK_OK) die("an entry does not read");
+    sbk_bundle_close(&b);
+    return sbk_hash_key(key.data(), size).high;
   }
   // The first entry of a kind (aborts when none).
   uint32_t first_of_kind(uint8_t wanted) const {
@@ -147,7 +161,7 @@ class PatchableBundle {
   // The first pipeline entry of a route (aborts when none).
   uint32_t first_pipeline_of_route(uint8_t route) const {
     for (uint32_t i = 0; i < entry_count(); ++i)
-      if (kind(i) == SBK_KEY_KIND_PIPELINE && bytes[record(i) + 32 + 2] == route) return i;
+      if (kind(i) == SBK_KEY_KIND_PIPELINE && bytes[record(i) + 5] == route) return i;
     die("no pipeline entry of route " + std::to_string(route));
   }
 
@@ -183,23 +197,23 @@ class PatchableBundle {
 
 // The crafted bundles the tests use, by name; false for a name it does not know. Each changes one thing and
 // seals everything a checksum covers, unless its name says the damage is left for a checksum to find.
-//   layout-index-of-another-layout  the first pipeline's record names the next layout (a valid index)
+//   layout-index-of-another-layout  the first pipeline's row names the next layout (a valid index)
 //   descriptor-count-9133           the first layout with a binding gives binding 0 9,133 descriptors
 //   directory-reversed              directory[b] = directory[b + 1] + 1 for the first b where that stays <= E
 //   directory-end                   directory[2^D] = E - 1
 //   directory-past                  directory[0] = E + 7
 //   directory-shifted               directory[b] + 1 for the first non-empty bucket b (still monotonic, <= E)
 //   directory-padding               the 4 bytes after an odd number of directory words not zero
-//   directory-bits                  D one more than the smallest that holds E (directory rebuilt correctly)
+//   directory-bits                  D one more than the smallest with 8 x 2^D >= E (directory rebuilt correctly)
 //   index-reserved                  INDEX bytes 8-15 not zero
-//   record-unsealed                 the first pipeline's vertex module index changed, its record check not
+//   record-unsealed                 the first pipeline's vertex module index changed, its row check not
 //   report-frame                    the REPORT section's zstd magic broken, its checksum sealed
 //   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
 //   meta-not-json                   META is "not json"
 //   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
 //   guest-2                         the header's guest model is 2 (not nv2a): a valid bundle of another guest
 //   key-schema-2                    the header's key schema is 2: a valid bundle of a key schema nv2a lacks
-// Router data (bundles of format 2.1 with DYNAMIC_FALLBACKS and PREWARM):
+// Router data (bundles with DYNAMIC_FALLBACKS and PREWARM):
 //   recipe-family-is-a-pipeline     the first recipe's family entry is the first pipeline entry
 //   recipe-fragment-module          the first recipe's fragment module is its vertex module
 //   recipe-samples-3                the first recipe's samples are 3
@@ -208,14 +222,14 @@ class PatchableBundle {
 //   vertex-default-nan              the default of location 0, component 0 is a NaN
 //   prewarm-fallback-pipeline       prewarm position 0 names the first fallback-route pipeline entry
 //   prewarm-duplicate               prewarm position 1 names position 0's entry
-//   strip-router-data               both sections removed and the format minor 0: the bundle a 2.0 writer gives
+//   strip-router-data               both sections removed: a bundle without router data
 inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   const uint32_t entries = b.entry_count();
   const uint64_t buckets = uint64_t{1} << b.directory_bits();
   auto directory = [&](uint64_t k) { return b.u32(b.directory_word(k)); };
   if (name == "layout-index-of-another-layout") {
     const uint32_t p = b.first_of_kind(SBK_KEY_KIND_PIPELINE);
-    b.set_record_u32(p, 24, (b.u32(b.record(p) + 24) + 1) % b.layout_count());
+    b.set_record_field(p, 6, 2, (load_u16_le(b.bytes.data() + b.record(p) + 6) + 1) % b.layout_count());
   } else if (name == "descriptor-count-9133") {
     uint32_t l = 0;
     while (l < b.layout_count() && b.u32(b.layout(l)) == 0) ++l;
@@ -246,8 +260,10 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     index.u32(bits);
     index.u64(0);
     uint32_t e = 0;
+    std::vector<uint64_t> highs(entries);
+    for (uint32_t i = 0; i < entries; ++i) highs[i] = b.hash_high(i);
     for (uint64_t k = 0; k <= more; ++k) {
-      while (e < entries && (b.u64(b.index_row(e) + 8) >> (64 - bits)) < k) ++e;
+      while (e < entries && (highs[e] >> (64 - bits)) < k) ++e;
       index.u32(k == more ? entries : e);
     }
     index.align8();
@@ -258,7 +274,7 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     b.set_u64(b.section(SBK_SECTION_INDEX) + 8, 1);
   } else if (name == "record-unsealed") {
     const uint32_t p = b.first_of_kind(SBK_KEY_KIND_PIPELINE);
-    b.set_u32(b.record(p) + 20, b.u32(b.record(p) + 20) ^ 1u);
+    b.set_u32(b.record(p) + 16, b.u32(b.record(p) + 16) ^ 1u);
   } else if (name == "report-frame") {
     b.bytes[b.section(SBK_SECTION_REPORT)] ^= 0xFF;
   } else if (name == "report-unsealed") {
@@ -299,7 +315,6 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     if (!b.has_section(SBK_SECTION_DYNAMIC_FALLBACKS) || !b.has_section(SBK_SECTION_PREWARM)) return false;
     b.remove_section(SBK_SECTION_DYNAMIC_FALLBACKS);
     b.remove_section(SBK_SECTION_PREWARM);
-    b.bytes[10] = b.bytes[11] = 0;
   } else if (name == "meta-not-json") {
     const std::string text = "not json";
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});

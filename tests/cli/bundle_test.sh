@@ -144,6 +144,13 @@ check "a truncated bundle is called corrupt" grep -q "corrupt" "$tmp/truncated.e
 echo "not a bundle" >"$tmp/text.sbk"
 "$bin" verify "$tmp/text.sbk" >/dev/null 2>"$tmp/text.err"
 check "a text file is not a bundle" grep -q "not a shaderbake bundle" "$tmp/text.err"
+# A bundle of the previous format (tests/cli/format2_tiny.sbk, written by the format 2 writer) is refused by name.
+"$bin" verify "$root/tests/cli/format2_tiny.sbk" >/dev/null 2>"$tmp/format2.err"
+check "verify refuses a format 2 bundle (not a usable bundle: exit 3)" test $? -eq 3
+check "the refusal names format 2 and says to rebuild" \
+  grep -q "bundle format 2; this shaderbake reads format 3 only: rebuild the bundle from its traces" "$tmp/format2.err"
+"$bin" inspect "$root/tests/cli/format2_tiny.sbk" >/dev/null 2>"$tmp/format2.inspect.err"
+check "inspect refuses it the same way" grep -q "bundle format 2; this shaderbake reads format 3 only" "$tmp/format2.inspect.err"
 
 # inspect: the summary's counts are the build's; an entry's view is complete.
 "$bin" inspect --json "$tmp/cold.sbk" >"$tmp/inspect.json"

@@ -38,7 +38,7 @@ declare -A rule=(
   [directory-past]="is past the entry count"
   [directory-shifted]="but the first entry whose bucket is >="
   [directory-padding]="the padding after the directory is not zero"
-  [directory-bits]="(the smallest D with 2^D >= E)"
+  [directory-bits]="(the smallest D with 8 x 2^D >= E)"
   [index-reserved]="the reserved field (bytes 8-15) is not zero"
 )
 for name in "${!rule[@]}"; do
@@ -57,7 +57,7 @@ sys.exit(0 if not d["ok"] and any(sys.argv[2] in f for f in index["failures"]) e
 PY
 done
 
-# ---- verify: the router data's rules (format 2.1), by name, in their own families ----
+# ---- verify: the router data's rules, by name, in their own families ----
 declare -A router_rule=(
   [recipe-samples-3]="dynamic_fallbacks|samples 3 (1, 2, 4, ... 64)"
   [prewarm-duplicate]="prewarm|is already at position 0"
@@ -104,8 +104,8 @@ done
 
 # ---- reports: a damaged record or section is named, exit 3, and no numbers ----
 make record-unsealed
-entry_line=$("$bin" verify "$tmp/record-unsealed.sbk" 2>&1 | grep -o "entry [0-9]* (key hash [0-9a-f]* as the index stores it)" | head -1)
-check "verify names the damaged entry and its key hash" test -n "$entry_line"
+entry_line=$("$bin" verify "$tmp/record-unsealed.sbk" 2>&1 | grep -o "entry [0-9]* (hash tag 0x[0-9A-F]*)" | head -1)
+check "verify names the damaged entry and its hash tag" test -n "$entry_line"
 for command in "report coverage --traces $trace" "report coverage" "report rejections" "report rejections --traces $trace"; do
   # shellcheck disable=SC2086
   "$bin" $command "$tmp/record-unsealed.sbk" >"$tmp/report.out" 2>"$tmp/report.err"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Bundle format 2.1 router data end to end: a bundle built from a sample trace carries dynamic-state fallback
+# Bundle router data end to end: a bundle built from a sample trace carries dynamic-state fallback
 # recipes and the prewarm order; a capture of the same programs under host states that differ only in blend,
 # depth, cull, topology or vertex stride (no pipeline key of the bundle names them) is served in full by the
-# dynamic-state fallbacks; the same bundle without its router data (a 2.0-style bundle) serves none of them.
+# dynamic-state fallbacks; the same bundle without its router data  serves none of them.
 # Usage: router_data_test.sh SHADERBAKE SOURCE_ROOT CRAFT_BUNDLE
 bin=$1
 root=$2
@@ -28,9 +28,9 @@ check "verify checks the recipe and the three prewarm positions" \
   test "$(json_field "$tmp/verify.json" "sorted((c['name'], c['checked']) for c in d['checks'] if c['name'] in ('dynamic_fallbacks', 'prewarm'))")" = \
        "[('dynamic_fallbacks', 1), ('prewarm', 3)]"
 "$bin" inspect --json "$tmp/tiny.sbk" >"$tmp/inspect.json" 2>/dev/null
-check "inspect --json: format 2.1 with the router data's counts" \
+check "inspect --json: format 3.0 with the router data's counts" \
   test "$(json_field "$tmp/inspect.json" "(d['format'], d['router_data']['dynamic_fallbacks']['recipes'], d['router_data']['dynamic_fallbacks']['vertex_location_mask'], d['router_data']['prewarm']['pipelines'])")" = \
-       "('2.1', 1, 255, 3)"
+       "('3.0', 1, 255, 3)"
 "$bin" inspect "$tmp/tiny.sbk" >"$tmp/inspect.txt" 2>/dev/null
 check "inspect names both sections" grep -q "dynamic_fallbacks .* prewarm " "$tmp/inspect.txt"
 check "inspect prints the dynamic-state fallbacks" grep -q "^dynamic-state fallbacks: 1 recipes" "$tmp/inspect.txt"
@@ -121,21 +121,21 @@ check "--fail-under 100 passes: dynamic fallbacks are served" test $? -eq 0
 check "the text names the extensions the dynamic fallbacks need" \
   grep -q "VK_EXT_extended_dynamic_state 1/2/3 + VK_EXT_vertex_input_dynamic_state" "$tmp/cov.txt"
 
-# The same bundle without its router data: what a 2.0 bundle serves.
+# The same bundle without its router data: what such a bundle serves.
 "$craft" "$tmp/tiny.sbk" "$tmp/v20.sbk" strip-router-data
 "$bin" verify "$tmp/v20.sbk" >/dev/null 2>&1
-check "the 2.0-style bundle verifies" test $? -eq 0
+check "the bundle without router data verifies" test $? -eq 0
 "$bin" inspect --json "$tmp/v20.sbk" >"$tmp/v20.inspect.json" 2>/dev/null
-check "inspect: format 2.0, no router data" \
-  test "$(json_field "$tmp/v20.inspect.json" "(d['format'], d['router_data'])")" = "('2.0', {'dynamic_fallbacks': None, 'prewarm': None})"
+check "inspect: format 3.0, no router data" \
+  test "$(json_field "$tmp/v20.inspect.json" "(d['format'], d['router_data'])")" = "('3.0', {'dynamic_fallbacks': None, 'prewarm': None})"
 "$bin" report coverage "$tmp/v20.sbk" --traces "$tmp/variants.jsonl" --json >"$tmp/v20.json" 2>/dev/null
-check "2.0: coverage JSON is valid" validate coverage "$tmp/v20.json"
-check "2.0: router_data is false" test "$(json_field "$tmp/v20.json" "d['router_data']")" = False
-check "2.0: every first use lacks a pipeline for its host state" \
+check "no router data: coverage JSON is valid" validate coverage "$tmp/v20.json"
+check "no router data: router_data is false" test "$(json_field "$tmp/v20.json" "d['router_data']")" = False
+check "no router data: every first use lacks a pipeline for its host state" \
   test "$(json_field "$tmp/v20.json" "(d['first_uses']['dynamic_fallback'], d['first_uses']['uncovered_by_reason'].get('no_pipeline_for_host_state', 0) == d['first_uses']['total'] > 0)")" = "(0, True)"
 "$bin" report coverage "$tmp/v20.sbk" --traces "$tmp/variants.jsonl" >"$tmp/v20.txt" 2>&1
-check "2.0: the text says there is no router data" grep -q "no router data" "$tmp/v20.txt"
+check "no router data: the text says there is no router data" grep -q "no router data" "$tmp/v20.txt"
 "$bin" report coverage "$tmp/v20.sbk" --traces "$tmp/variants.jsonl" --fail-under 1 >/dev/null 2>&1
-check "2.0: --fail-under 1 fails" test $? -eq 1
+check "no router data: --fail-under 1 fails" test $? -eq 1
 
 finish cli_router_data

@@ -41,26 +41,42 @@ struct ExactBuffer {
   uint8_t* bytes;
 };
 
+// The full key of an entry that read (sbk_bundle_entry_key assembles a pipeline's): its size is the entry's.
+std::vector<uint8_t> full_key(const sbk_bundle& bundle, const sbk_entry& entry) {
+  std::vector<uint8_t> key(entry.key_size);
+  size_t size = 0;
+  require(sbk_bundle_entry_key(&bundle, entry.index, key.data(), key.size(), &size) == SBK_OK && size == entry.key_size);
+  if (entry.key != nullptr) require(std::memcmp(key.data(), entry.key, size) == 0);
+  return key;
+}
+
 // Probes `key` and holds a hit to the contract: the entry's key is the probed key, byte for byte.
 void probe(const sbk_bundle& bundle, const uint8_t* key, size_t size) {
   sbk_entry found;
   if (sbk_bundle_find(&bundle, key, size, &found) != SBK_OK) return;
-  require(found.key_size == size && std::memcmp(found.key, key, size) == 0);
-  require(found.index < sbk_bundle_entry_count(&bundle));
+  require(found.index < sbk_bundle_entry_count(&bundle) && found.key_size == size);
+  const std::vector<uint8_t> stored = full_key(bundle, found);
+  require(std::memcmp(stored.data(), key, size) == 0);
 }
 
-// A pipeline key that decodes is canonical: encoding what it decodes to gives the same bytes.
-void decode_pipeline(const sbk_entry& entry) {
+// A pipeline key that decodes is canonical: encoding what it decodes to gives the same bytes; the entry's host
+// state is the key's.
+void decode_pipeline(const sbk_bundle& bundle, const sbk_entry& entry, const std::vector<uint8_t>& key) {
   uint8_t route = 0;
   const uint8_t* fragment = nullptr;
   size_t fragment_size = 0, size = 0;
-  sbk_host_state host;
-  if (sbk_decode_pipeline_key(entry.key, entry.key_size, &route, &fragment, &fragment_size, &host) != SBK_OK) return;
-  require(fragment >= entry.key && fragment_size <= entry.key_size &&
-          static_cast<size_t>(fragment - entry.key) <= entry.key_size - fragment_size);
+  sbk_host_state host, stored;
+  if (sbk_decode_pipeline_key(key.data(), key.size(), &route, &fragment, &fragment_size, &host) != SBK_OK) {
+    require(sbk_bundle_entry_host_state(&bundle, entry.index, &stored) != SBK_OK);
+    return;
+  }
+  require(route == entry.route);
   std::vector<uint8_t> again(SBK_PIPELINE_KEY_MAX_SIZE(fragment_size));
   require(sbk_encode_pipeline_key(route, fragment, fragment_size, &host, again.data(), again.size(), &size) == SBK_OK);
-  require(size == entry.key_size && std::memcmp(again.data(), entry.key, size) == 0);
+  require(size == key.size() && std::memcmp(again.data(), key.data(), size) == 0);
+  require(sbk_bundle_entry_host_state(&bundle, entry.index, &stored) == SBK_OK);
+  require(sbk_encode_pipeline_key(route, fragment, fragment_size, &stored, again.data(), again.size(), &size) == SBK_OK);
+  require(size == key.size() && std::memcmp(again.data(), key.data(), size) == 0);
 }
 
 // Keeps nothing: the fuzzers only care that reporting works.
@@ -122,7 +138,7 @@ void require_recipe_rules(const sbk_bundle& bundle, const sbk_dynamic_fallback& 
   require(sbk_bundle_module_info(&bundle, d.vertex_module, &vertex) == SBK_OK && vertex.stage == 1);
 }
 
-// The router data of format 2.1 (up to 64 recipes and prewarm positions): every result checked.
+// The router data (up to 64 recipes and prewarm positions): every result checked.
 void exercise_router_data(const sbk_bundle& bundle) {
   constexpr uint32_t kMaxRows = 64;
   const uint32_t recipes = sbk_bundle_dynamic_fallback_count(&bundle);
@@ -175,8 +191,8 @@ void exercise_router_data(const sbk_bundle& bundle) {
       continue;
     }
     sbk_entry e;
-    require(sbk_bundle_entry_at(&bundle, entry, &e) == SBK_OK && e.kind == SBK_KEY_KIND_PIPELINE && e.key_size >= 6 &&
-            e.key[2] == SBK_ROUTE_EXACT);
+    require(sbk_bundle_entry_at(&bundle, entry, &e) == SBK_OK && e.kind == SBK_KEY_KIND_PIPELINE &&
+            e.route == SBK_ROUTE_EXACT);
   }
 }
 
@@ -192,11 +208,15 @@ void exercise_bundle(sbk_bundle& bundle) {
     sbk_entry entry;
     if (sbk_bundle_entry_at(&bundle, i, &entry) != SBK_OK) continue;
     require(entry.index == i && entry.key_size >= 2);
-    probe(bundle, entry.key, entry.key_size);
-    mutated.assign(entry.key, entry.key + entry.key_size);  // a key one byte away from one the bundle holds
+    const std::vector<uint8_t> key = full_key(bundle, entry);
+    probe(bundle, key.data(), key.size());
+    mutated = key;  // a key one byte away from one the bundle holds
     mutated[i % mutated.size()] ^= static_cast<uint8_t>(1u << (i % 8));
     probe(bundle, mutated.data(), mutated.size());
-    if (entry.kind == SBK_KEY_KIND_PIPELINE) decode_pipeline(entry);
+    if (entry.kind == SBK_KEY_KIND_PIPELINE) decode_pipeline(bundle, entry, key);
+    sbk_specialization specialization;
+    const sbk_result sr = sbk_bundle_specialization(&bundle, i, &specialization);
+    require(sr == SBK_OK || sr == SBK_NOT_FOUND || sr == SBK_ERROR_CORRUPT);
   }
 
   ZSTD_DCtx* dctx = ZSTD_createDCtx();

@@ -18,7 +18,7 @@
  *
  * On a damaged bundle that opens, every call must return an error (or a miss: SBK_NOT_FOUND for a key the
  * bundle holds) or exactly the truth: a hit has the original entry's fields and key bytes, a module read that
- * succeeds gives the original bytes, and so on. The router data of format 2.1 is held to the same rule (every
+ * succeeds gives the original bytes, and so on. The router data is held to the same rule (every
  * dynamic-state fallback recipe by index and by search, the vertex defaults, every prewarm position), with one
  * documented allowance: a PREWARM position whose own bytes the damage touched may name another exact pipeline
  * entry or frame (the loader checks the entry, not the section's checksum; check_sections must then notice). Besides, open or sbk_bundle_check_sections must notice every
@@ -105,7 +105,6 @@ static uint64_t rng_below(uint64_t* state, uint64_t n) { return n ? (rng_next(st
 static uint32_t le32(const uint8_t* p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static uint64_t le64(const uint8_t* p) { return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32); }
 static void put64(uint8_t* p, uint64_t v) {
   int i;
   for (i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
@@ -119,7 +118,7 @@ enum { REGION_HEADER, REGION_TABLE, REGION_PADDING, REGION_SECTION0 }; /* + sect
 static const char* const region_names[REGION_COUNT] = {
     "header",  "section table", "padding",    "?",       "META",   "INDEX",       "RECORDS",
     "MODULES", "MODULE_DATA",   "DICTIONARY", "LAYOUTS", "REPORT", "DRIVER_CACHE", "DYNAMIC_FALLBACKS",
-    "PREWARM"};
+    "PREWARM", "SHADER_KEYS",   "HOST_STATES", "HOST_STATE_PARTS", "SPECIALIZATION_DATA"};
 
 typedef struct decoded_pipeline {
   uint8_t route;
@@ -132,8 +131,8 @@ typedef struct truth {
   const uint8_t* data; /* the intact bundle (8-aligned, owned) */
   size_t size;
   uint32_t entry_count, module_count, layout_count;
-  sbk_entry* entries;          /* key pointers into `keys` */
-  uint8_t** keys;              /* owned copies */
+  sbk_entry* entries;          /* as the loader gives them (a pipeline's key pointer is NULL) */
+  uint8_t** keys;              /* owned copies of every entry's full key (sbk_bundle_entry_key) */
   int* mutated_key_index;      /* entry whose key equals the mutated probe key of entry i, or -1 */
   decoded_pipeline* pipelines; /* per entry (pipeline entries only) */
   sbk_module_info* module_infos;
@@ -175,13 +174,12 @@ static void mutate_key(const uint8_t* key, uint32_t size, uint8_t* out) {
   out[size - 1] ^= 0x5Au;
 }
 
-static int decode_pipeline(const sbk_entry* e, decoded_pipeline* out) {
+static int decode_pipeline(const uint8_t* key, uint32_t key_size, decoded_pipeline* out) {
   const uint8_t* fragment = NULL;
   sbk_host_state host;
   memset(out, 0, sizeof *out);
-  if (sbk_decode_pipeline_key(e->key, e->key_size, &out->route, &fragment, &out->fragment_size, &host) != SBK_OK)
-    return 0;
-  out->fragment_offset = (size_t)(fragment - e->key);
+  if (sbk_decode_pipeline_key(key, key_size, &out->route, &fragment, &out->fragment_size, &host) != SBK_OK) return 0;
+  out->fragment_offset = (size_t)(fragment - key);
   return sbk_encode_host_state(&host, out->host, sizeof out->host, &out->host_size) == SBK_OK;
 }
 
@@ -237,13 +235,21 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
       return 0;
     }
     t->keys[i] = (uint8_t*)xmalloc(t->entries[i].key_size);
-    memcpy(t->keys[i], t->entries[i].key, t->entries[i].key_size);
-    t->entries[i].key = t->keys[i];
+    {
+      size_t got = 0;
+      if (sbk_bundle_entry_key(&b, i, t->keys[i], t->entries[i].key_size, &got) != SBK_OK ||
+          got != t->entries[i].key_size ||
+          (t->entries[i].key != NULL && memcmp(t->keys[i], t->entries[i].key, got) != 0)) {
+        fprintf(stderr, "bundle_robustness: entry %u of the intact bundle: its key does not assemble\n", i);
+        return 0;
+      }
+    }
     if (sbk_bundle_find(&b, t->keys[i], t->entries[i].key_size, &found) != SBK_OK || found.index != i) {
       fprintf(stderr, "bundle_robustness: entry %u of the intact bundle is not found by its key\n", i);
       return 0;
     }
-    if (t->entries[i].kind == SBK_KEY_KIND_PIPELINE && !decode_pipeline(&t->entries[i], &t->pipelines[i])) {
+    if (t->entries[i].kind == SBK_KEY_KIND_PIPELINE &&
+        !decode_pipeline(t->keys[i], t->entries[i].key_size, &t->pipelines[i])) {
       fprintf(stderr, "bundle_robustness: pipeline key of entry %u does not decode\n", i);
       return 0;
     }
@@ -278,8 +284,8 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
       return 0;
     }
     if (got > t->max_module_size) t->max_module_size = got;
-    t->frame_offsets[i] = t->section_offset[SBK_SECTION_MODULE_DATA] + le64(row);
-    t->module_uses_dictionary[i] = (int)(le32(row + 32) & 1u);
+    t->frame_offsets[i] = t->section_offset[SBK_SECTION_MODULE_DATA] + le32(row);
+    t->module_uses_dictionary[i] = (int)(row[26] & 1u);
   }
   ZSTD_freeDCtx(dctx);
   /* Prepared (the dictionary digested once), each module reads to the same bytes. */
@@ -401,17 +407,32 @@ static int is_error(sbk_result r) {
   return r == SBK_ERROR_CORRUPT || r == SBK_ERROR_BUFFER_TOO_SMALL || r == SBK_ERROR_OUT_OF_MEMORY;
 }
 
-static int same_entry(const sbk_entry* got, const sbk_entry* want) {
-  return got->index == want->index && got->kind == want->kind && got->key_size == want->key_size &&
-         memcmp(got->key, want->key, want->key_size) == 0 && got->status == want->status &&
-         got->fragment_module == want->fragment_module && got->vertex_module == want->vertex_module &&
-         got->layout == want->layout && got->rejection == want->rejection;
+/* The fields of an entry, and a shader entry's key bytes (a pipeline's key is stored in parts: its pointer is
+ * NULL; check_pipeline_decode assembles it). */
+static int same_entry(const truth* t, const sbk_entry* got, const sbk_entry* want) {
+  const int key_same = want->key == NULL ? got->key == NULL
+                                         : got->key != NULL && memcmp(got->key, t->keys[want->index], want->key_size) == 0;
+  return got->index == want->index && got->kind == want->kind && got->key_size == want->key_size && key_same &&
+         got->status == want->status && got->fragment_module == want->fragment_module &&
+         got->vertex_module == want->vertex_module && got->layout == want->layout && got->rejection == want->rejection &&
+         got->route == want->route && got->shader_entry == want->shader_entry && got->host_state == want->host_state;
 }
 
-static void check_pipeline_decode(context* c, const sbk_entry* e) {
+static void check_pipeline_decode(context* c, const sbk_bundle* b, const sbk_entry* e) {
   decoded_pipeline d;
   const decoded_pipeline* want = &c->t->pipelines[e->index];
-  if (!decode_pipeline(e, &d)) {
+  uint8_t key[1024];
+  size_t size = 0;
+  if (e->key_size > sizeof key) {
+    fail("pipeline key of entry %u is larger than this test expects", e->index);
+    return;
+  }
+  if (sbk_bundle_entry_key(b, e->index, key, sizeof key, &size) != SBK_OK || size != e->key_size ||
+      memcmp(key, c->t->keys[e->index], size) != 0) {
+    fail("the key of pipeline entry %u assembles differently although the entry reads", e->index);
+    return;
+  }
+  if (!decode_pipeline(key, (uint32_t)size, &d)) {
     fail("pipeline key of entry %u no longer decodes although its bytes are intact", e->index);
     return;
   }
@@ -427,9 +448,9 @@ static void probe_all(context* c, const sbk_bundle* b, outcome* out) {
   sbk_result r;
   for (i = 0; i < t->entry_count; ++i) {
     const sbk_entry* want = &t->entries[i];
-    r = sbk_bundle_find(b, want->key, want->key_size, &e);
+    r = sbk_bundle_find(b, t->keys[i], want->key_size, &e);
     if (r == SBK_OK) {
-      if (!same_entry(&e, want)) fail("find(entry %u's key) hits with different data", i);
+      if (!same_entry(t, &e, want)) fail("find(entry %u's key) hits with different data", i);
     } else if (r == SBK_NOT_FOUND) {
       out->probe_miss = 1;
     } else if (r == SBK_ERROR_CORRUPT) {
@@ -439,11 +460,11 @@ static void probe_all(context* c, const sbk_bundle* b, outcome* out) {
     }
     /* A key the bundle does not hold is never a hit (a sample of them: every key costs as much as the rest). */
     if (rng_below(&c->rng, t->entry_count) >= 32) continue;
-    mutate_key(want->key, want->key_size, c->mutated_key);
+    mutate_key(t->keys[i], want->key_size, c->mutated_key);
     r = sbk_bundle_find(b, c->mutated_key, want->key_size, &e);
     if (r == SBK_OK) {
       const int k = t->mutated_key_index[i];
-      if (k < 0 || !same_entry(&e, &t->entries[k])) fail("find(a key the bundle lacks, after entry %u) hits", i);
+      if (k < 0 || !same_entry(t, &e, &t->entries[k])) fail("find(a key the bundle lacks, after entry %u) hits", i);
     } else if (r == SBK_ERROR_CORRUPT) {
       out->probe_error = 1;
     } else if (r != SBK_NOT_FOUND) {
@@ -453,10 +474,10 @@ static void probe_all(context* c, const sbk_bundle* b, outcome* out) {
   for (i = 0; i < count; ++i) {
     r = sbk_bundle_entry_at(b, i, &e);
     if (r == SBK_OK) {
-      if (i >= t->entry_count || !same_entry(&e, &t->entries[i]))
+      if (i >= t->entry_count || !same_entry(t, &e, &t->entries[i]))
         fail("entry_at(%u) returns data that differs from the intact entry", i);
       else if (e.kind == SBK_KEY_KIND_PIPELINE)
-        check_pipeline_decode(c, &e);
+        check_pipeline_decode(c, b, &e);
     } else if (r == SBK_ERROR_CORRUPT) {
       out->probe_error = 1;
     } else {
@@ -605,7 +626,7 @@ static int damage_touches(const truth* t, int region, const uint64_t* damaged, s
   return 0;
 }
 
-/* The router data of format 2.1: each call gives an error, a miss only where the re-sealed section table may
+/* The router data: each call gives an error, a miss only where the re-sealed section table may
  * have lost the section, or exactly the truth (PREWARM: see the allowance at the top). */
 static void read_router_data(context* c, const sbk_bundle* b, const uint64_t* damaged, size_t damaged_count,
                              outcome* out) {
@@ -692,7 +713,7 @@ static void check_recipes_intact(context* c, const sbk_bundle* b) {
     sbk_entry e;
     sbk_layout layout;
     if (want->kind != SBK_KEY_KIND_PIPELINE) continue;
-    if (sbk_bundle_entry_at(b, i, &e) != SBK_OK || !same_entry(&e, want)) {
+    if (sbk_bundle_entry_at(b, i, &e) != SBK_OK || !same_entry(t, &e, want)) {
       fail("the checks before a driver pass, but pipeline entry %u is not the intact one", i);
       continue;
     }
@@ -1039,32 +1060,30 @@ static void test_padding_bits(context* c, uint8_t* work) {
   if (total.undetected) fail("%lu of %lu padding flips go unnoticed by open and check_sections", total.undetected, total.cases);
 }
 
-/* Index entry i pointed at the intact record of entry i+1 (offset and size both moved): a probe compares keys,
- * and entry_at(i) must not pass entry i+1's record off as entry i. */
-static void test_redirected_records(context* c, uint8_t* work) {
+/* Row i of RECORDS replaced by the intact row of entry i+1 (20 bytes): rows are positional and each one's check
+ * is seeded with its position and tag, so entry_at(i) and a probe must not pass entry i+1's row off as entry i. */
+static void test_moved_rows(context* c, uint8_t* work) {
   const truth* t = c->t;
-  const uint64_t index = t->section_offset[SBK_SECTION_INDEX];
-  const uint32_t bits = le32(t->data + index + 4);
-  const uint64_t entries = index + 16u + ((4u * (((uint64_t)1 << bits) + 1u) + 7u) & ~(uint64_t)7u);
+  const uint64_t records = t->section_offset[SBK_SECTION_RECORDS];
   uint32_t i;
   tally total;
   outcome o;
   memset(&total, 0, sizeof total);
   for (i = 0; t->entry_count > 1 && i < t->entry_count; ++i) {
-    const uint64_t row = entries + 32u * (uint64_t)i, other = entries + 32u * (uint64_t)((i + 1) % t->entry_count);
+    const uint64_t row = records + (uint64_t)SBK_BUNDLE_RECORD_SIZE * i;
+    const uint64_t other = records + (uint64_t)SBK_BUNDLE_RECORD_SIZE * ((i + 1) % t->entry_count);
     uint64_t at[2];
-    at[0] = row + 16;
-    at[1] = row + 24;
-    snprintf(current_case, sizeof current_case, "index entry %u pointed at the record of entry %u", i,
-             (i + 1) % t->entry_count);
-    memcpy(work + row + 16, t->data + other + 16, 12);
+    at[0] = row;
+    at[1] = row + SBK_BUNDLE_RECORD_SIZE - 1;
+    snprintf(current_case, sizeof current_case, "row %u replaced by the row of entry %u", i, (i + 1) % t->entry_count);
+    memcpy(work + row, t->data + other, SBK_BUNDLE_RECORD_SIZE);
     exercise(c, work, t->size, at, 2, &o);
-    memcpy(work + row + 16, t->data + row + 16, 12);
+    memcpy(work + row, t->data + row, SBK_BUNDLE_RECORD_SIZE);
     count(&total, &o);
     if (!o.open_failed && !o.sections_failed) fail("neither open nor check_sections notices the damage");
-    require_driver_refusal(&o, "a redirected record");
+    require_driver_refusal(&o, "a moved row");
   }
-  print_tally("redirected", &total);
+  print_tally("moved rows", &total);
 }
 
 static void test_random_flips(context* c, uint8_t* work) {
@@ -1126,6 +1145,7 @@ static void test_overwrites(context* c, uint8_t* work) {
 }
 
 #ifdef SBK_TEST_DRIVER_CHECKS
+static uint64_t le64(const uint8_t* p) { return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32); }
 /* Every section checksum and the header check recomputed over `data` (the section table is the intact one:
  * sealed damage lies after it). */
 static void seal(const truth* t, uint8_t* data) {
@@ -1272,7 +1292,7 @@ int main(int argc, char** argv) {
     test_header_bits(&c, work);
     test_padding_bits(&c, work);
     at[2] = clock();
-    test_redirected_records(&c, work);
+    test_moved_rows(&c, work);
     at[3] = clock();
     test_random_flips(&c, work);
     at[4] = clock();
@@ -1281,7 +1301,7 @@ int main(int argc, char** argv) {
     test_sealed_flips(&c, work);
 #endif
     at[5] = clock();
-    printf("  CPU seconds: truncation %.1f, header and padding bits %.1f, redirected %.1f, flips %.1f, "
+    printf("  CPU seconds: truncation %.1f, header and padding bits %.1f, moved rows %.1f, flips %.1f, "
            "8-byte damage (and sealed flips) %.1f, total %.1f\n",
            (double)(at[1] - at[0]) / CLOCKS_PER_SEC, (double)(at[2] - at[1]) / CLOCKS_PER_SEC,
            (double)(at[3] - at[2]) / CLOCKS_PER_SEC, (double)(at[4] - at[3]) / CLOCKS_PER_SEC,

@@ -61,7 +61,9 @@ static int consume(const char* path) {
   sbk_entry entry, found;
   sbk_layout layout;
   sbk_host_state host;
-  uint32_t i, kinds[4] = {0, 0, 0, 0}, first_pipeline = SBK_NO_MODULE;
+  uint32_t i, kinds[5] = {0, 0, 0, 0, 0}, first_pipeline = SBK_NO_MODULE;
+  uint8_t key[1024];
+  size_t key_size = 0;
   uint32_t vertex_bytes = 0, fragment_bytes = 0;
   uint8_t route = 0;
   const uint8_t* fragment_key = NULL;
@@ -81,7 +83,7 @@ static int consume(const char* path) {
 
   for (i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
     SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_OK);
-    if (entry.kind >= 1 && entry.kind <= 3) ++kinds[entry.kind];
+    if (entry.kind >= 1 && entry.kind <= 4) ++kinds[entry.kind];
     if (entry.kind == SBK_KEY_KIND_PIPELINE && first_pipeline == SBK_NO_MODULE) first_pipeline = i;
   }
   SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, i, &entry) == SBK_NOT_FOUND);
@@ -91,12 +93,23 @@ static int consume(const char* path) {
     return 1;
   }
 
-  /* A renderer's probe: the pipeline key it computed (here: the stored one) finds the recipe. */
+  /* A renderer's probe: the pipeline key it computed (here: the stored one, assembled) finds the recipe. */
   SBK_TEST_CHECK(sbk_bundle_entry_at(&bundle, first_pipeline, &entry) == SBK_OK);
-  SBK_TEST_CHECK(sbk_bundle_find(&bundle, entry.key, entry.key_size, &found) == SBK_OK);
+  SBK_TEST_CHECK(entry.key == NULL && entry.key_size <= sizeof key);
+  SBK_TEST_CHECK(sbk_bundle_entry_key(&bundle, first_pipeline, key, sizeof key, &key_size) == SBK_OK &&
+                 key_size == entry.key_size);
+  SBK_TEST_CHECK(sbk_bundle_find(&bundle, key, key_size, &found) == SBK_OK);
   SBK_TEST_CHECK(found.index == first_pipeline && found.status == SBK_STATUS_READY);
-  SBK_TEST_CHECK(sbk_decode_pipeline_key(found.key, found.key_size, &route, &fragment_key, &fragment_key_size, &host) ==
-                 SBK_OK);
+  SBK_TEST_CHECK(sbk_decode_pipeline_key(key, key_size, &route, &fragment_key, &fragment_key_size, &host) == SBK_OK);
+  {
+    sbk_host_state stored;
+    uint8_t a[SBK_HOST_STATE_MAX_SIZE], b[SBK_HOST_STATE_MAX_SIZE];
+    size_t a_size = 0, b_size = 0;
+    SBK_TEST_CHECK(sbk_bundle_entry_host_state(&bundle, first_pipeline, &stored) == SBK_OK);
+    SBK_TEST_CHECK(sbk_encode_host_state(&stored, a, sizeof a, &a_size) == SBK_OK &&
+                   sbk_encode_host_state(&host, b, sizeof b, &b_size) == SBK_OK && a_size == b_size &&
+                   memcmp(a, b, a_size) == 0);
+  }
   SBK_TEST_CHECK(route == SBK_ROUTE_EXACT || route == SBK_ROUTE_FALLBACK);
   vertex_bytes = consumer_read_module(&bundle, found.vertex_module, 1u);
   fragment_bytes = consumer_read_module(&bundle, found.fragment_module, 16u);

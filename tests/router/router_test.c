@@ -235,8 +235,11 @@ static uint32_t bundle_draws(const sbk_bundle* bundle, test_draw* draws) {
     const uint8_t* fragment = NULL;
     size_t fragment_size = 0;
     sbk_nv2a_program program;
+    uint8_t key[1024];
+    size_t key_size = 0;
     if (sbk_bundle_entry_at(bundle, i, &e) != SBK_OK || e.kind != SBK_KEY_KIND_PIPELINE) continue;
-    if (sbk_decode_pipeline_key(e.key, e.key_size, &route, &fragment, &fragment_size, &draws[n].host) != SBK_OK ||
+    if (sbk_bundle_entry_key(bundle, i, key, sizeof key, &key_size) != SBK_OK ||
+        sbk_decode_pipeline_key(key, key_size, &route, &fragment, &fragment_size, &draws[n].host) != SBK_OK ||
         route != SBK_ROUTE_EXACT || fragment_size != SBK_NV2A_EXACT_KEY_SIZE)
       continue;
     memcpy(draws[n].exact_key, fragment, SBK_NV2A_EXACT_KEY_SIZE);

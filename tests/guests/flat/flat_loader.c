@@ -66,7 +66,12 @@ int main(int argc, char** argv) {
     ++pipelines;
     CHECK(read_spirv(&bundle, entry.vertex_module, 1u));
     CHECK(read_spirv(&bundle, entry.fragment_module, 16u));
-    CHECK(sbk_bundle_find(&bundle, entry.key, entry.key_size, &found) == SBK_OK && found.index == entry.index);
+    {
+      uint8_t key[4096];
+      size_t size = 0;
+      CHECK(sbk_bundle_entry_key(&bundle, i, key, sizeof key, &size) == SBK_OK);
+      CHECK(sbk_bundle_find(&bundle, key, size, &found) == SBK_OK && found.index == entry.index);
+    }
   }
   CHECK(pipelines > 0u);
   sbk_bundle_close(&bundle);
