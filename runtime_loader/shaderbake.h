@@ -976,6 +976,15 @@ static const uint8_t* sbk__section_bytes(const sbk_bundle* b, uint32_t type) {
   return b->data + b->section_offset[type];
 }
 
+/* The probe's helpers are small and called once or twice a probe: inlined, they cost a few loads each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SBK__INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define SBK__INLINE __forceinline
+#else
+#define SBK__INLINE
+#endif
+
 /* A byte table (schemas/bundle.md): u32 item count N, u32 reserved, u32 end[N], then the items' bytes, item i
  * being bytes [end[i-1], end[i]) of them (end[-1] = 0). Open checks only that the ends fit; each item's bounds
  * are checked when it is read. */
@@ -988,7 +997,7 @@ static int sbk__byte_table_count(const sbk_bundle* b, uint32_t type, uint32_t* c
 
 /* Item `i` of the byte table at `table` (`size` bytes, `count` items, as open checked): 0 when `i` is out of
  * range or the item's ends break the rules. */
-static int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
+static SBK__INLINE int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
                               uint32_t* item_size) {
   const uint64_t data_start = 8u + 4u * (uint64_t)count;
   const uint64_t data_size = size - data_start;
@@ -1002,7 +1011,7 @@ static int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t coun
   return 1;
 }
 
-static int sbk__table_item(const sbk_bundle* b, uint32_t type, uint32_t count, uint32_t i, const uint8_t** bytes,
+static SBK__INLINE int sbk__table_item(const sbk_bundle* b, uint32_t type, uint32_t count, uint32_t i, const uint8_t** bytes,
                            uint32_t* item_size) {
   return sbk__table_item_in(sbk__section_bytes(b, type), b->section_size[type], count, i, bytes, item_size);
 }
@@ -1265,17 +1274,17 @@ SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_
 }
 
 /* The hash tag of index entry `i`: the low 32 bits of the high half of its key's XXH3-128. */
-static uint32_t sbk__index_tag(const sbk_bundle* b, uint32_t i) {
+static SBK__INLINE uint32_t sbk__index_tag(const sbk_bundle* b, uint32_t i) {
   return sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
                       (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE);
 }
 
-static uint32_t sbk__bucket_of(const sbk_bundle* b, uint64_t hash_high) {
+static SBK__INLINE uint32_t sbk__bucket_of(const sbk_bundle* b, uint64_t hash_high) {
   return b->directory_bits ? (uint32_t)(hash_high >> (64u - b->directory_bits)) : 0u;
 }
 
 /* The parts of host state `row`: 0 when the row or a part item is out of range. */
-static int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, const uint8_t* part[SBK_HOST_STATE_PARTS],
+static SBK__INLINE int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, const uint8_t* part[SBK_HOST_STATE_PARTS],
                                  uint32_t part_size[SBK_HOST_STATE_PARTS], uint32_t* total) {
   const uint8_t* r;
   uint32_t p;
@@ -1293,7 +1302,7 @@ static int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, const uint8_
 
 /* Row `i` of RECORDS, its check verified: the low 32 bits of XXH3-64 of bytes 4..19, seeded with the index
  * position (high 32 bits) and the entry's hash tag (low 32 bits). */
-static const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t i) {
+static SBK__INLINE const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t i) {
   const uint8_t* r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + (uint64_t)i * SBK_BUNDLE_RECORD_SIZE;
   const uint64_t seed = ((uint64_t)i << 32) | sbk__index_tag(b, i);
   return (uint32_t)XXH3_64bits_withSeed(r + 4, SBK_BUNDLE_RECORD_SIZE - 4u, seed) == sbk__get_u32(r) ? r : NULL;
@@ -1416,19 +1425,24 @@ static int sbk__visit_key(const sbk_entry* entry, const sbk__key_pieces* pieces,
   return 1;
 }
 
-/* Key-piece visitors: compare with a probed key, hash, copy out. */
-typedef struct sbk__key_cursor {
-  const uint8_t* bytes;
-  size_t size, at;
-} sbk__key_cursor;
-
-static int sbk__compare_piece(void* context, const uint8_t* bytes, size_t size) {
-  sbk__key_cursor* c = (sbk__key_cursor*)context;
-  if (size > c->size - c->at || (size != 0 && memcmp(c->bytes + c->at, bytes, size) != 0)) return 0;
-  c->at += size;
+/* Whether `key` (entry->key_size bytes, as the caller checked) is the key the entry's pieces assemble: the
+ * probe's compare, written out (a pipeline: its head, its shader key, its host state's parts). */
+static SBK__INLINE int sbk__key_equals(const sbk_entry* entry, const sbk__key_pieces* pieces, const uint8_t* key) {
+  const uint8_t* at;
+  uint32_t p;
+  if (entry->key != NULL) return memcmp(entry->key, key, entry->key_size) == 0;
+  if (key[0] != SBK_GUEST_NONE || key[1] != entry->kind || key[2] != entry->route || key[3] != 1u ||
+      sbk__get_u16(key + 4) != pieces->shader_key_size || memcmp(key + 6, pieces->shader_key, pieces->shader_key_size) != 0)
+    return 0;
+  at = key + 6 + pieces->shader_key_size;
+  for (p = 0; p < pieces->part_count; ++p) {
+    if (memcmp(at, pieces->part[p], pieces->part_size[p]) != 0) return 0;
+    at += pieces->part_size[p];
+  }
   return 1;
 }
 
+/* Key-piece visitors: hash, copy out. */
 static int sbk__hash_piece(void* context, const uint8_t* bytes, size_t size) {
   return XXH3_128bits_update((XXH3_state_t*)context, bytes, size) == XXH_OK;
 }
@@ -1517,7 +1531,6 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
   if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
   for (i = first; i < last; ++i) {
     sbk__key_pieces pieces;
-    sbk__key_cursor cursor;
     sbk_result r;
     if (sbk__index_tag(bundle, i) != tag) continue;
     r = sbk__load_entry(bundle, i, entry, &pieces);
@@ -1527,10 +1540,7 @@ SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key,
     }
     if (entry->key_size != key_size) continue;
     /* Equal bytes: the entry holds exactly the probed key, whose hash gave the tag its row's check is seeded with. */
-    cursor.bytes = key;
-    cursor.size = key_size;
-    cursor.at = 0;
-    if (sbk__visit_key(entry, &pieces, sbk__compare_piece, &cursor) && cursor.at == key_size) return SBK_OK;
+    if (sbk__key_equals(entry, &pieces, key)) return SBK_OK;
   }
   memset(entry, 0, sizeof *entry);
   return damaged;
