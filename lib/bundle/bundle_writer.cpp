@@ -232,10 +232,10 @@ Result<std::vector<uint8_t>> BundleBuilder::serialize(const WriteOptions& option
   if (!records) return std::move(records).error();
   for (auto& [type, bytes] : *records) sections[type] = std::move(bytes);
   sections[SBK_SECTION_INDEX] = index_section(c.entries);
-  auto router = router_sections(c.entries, c.module_index, c.layout_index);
+  auto router = router_sections(c);
   if (!router) return std::move(router).error();
   for (auto& [type, bytes] : *router) sections[type] = std::move(bytes);
-  auto specialization = specialization_sections(c.entries);
+  auto specialization = specialization_sections(c);
   if (!specialization) return std::move(specialization).error();
   for (auto& [type, bytes] : *specialization) sections[type] = std::move(bytes);
   if (!report_.empty()) {
@@ -277,6 +277,7 @@ Result<BundleBuilder::Canonical> BundleBuilder::canonical() const {
     c.module_words.push_back(&m.words);
     c.module_ids.push_back(id);
   }
+  for (uint32_t i = 0; i < c.entries.size(); ++i) c.entry_index.emplace(key_view(c.entries[i]->key), i);
   for (const Entry* e : c.entries)
     if (e->layout) c.layout_index.emplace(*e->layout, 0);
   for (const DynamicFallback& d : dynamic_fallbacks_) c.layout_index.emplace(d.layout, 0);
@@ -328,8 +329,7 @@ Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::record_sections(
     if (it == canonical.module_index.end()) return error("unknown_module", "a record names a module never added");
     return it->second;
   };
-  std::unordered_map<std::string_view, uint32_t> position;
-  for (uint32_t i = 0; i < entries.size(); ++i) position.emplace(key_view(entries[i]->key), i);
+  const auto& position = canonical.entry_index;
 
   // Shader keys in index order of their entries; host states and their parts each once, in byte order (a part
   // keyed by its number and bytes, so equal bytes in two roles stay two items).
@@ -467,12 +467,12 @@ std::vector<uint8_t> BundleBuilder::index_section(const std::vector<const Entry*
 }
 
 Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::specialization_sections(
-    const std::vector<const Entry*>& entries) const {
+    const Canonical& canonical) const {
+  const std::vector<const Entry*>& entries = canonical.entries;
   std::map<uint32_t, std::vector<uint8_t>> out;
   if (specializations_.empty()) return out;
   auto error = [](std::string message) { return Error{ErrorKind::internal, "bad_specialization", std::move(message), {}}; };
-  std::unordered_map<std::string_view, uint32_t> position;
-  for (uint32_t i = 0; i < entries.size(); ++i) position.emplace(key_view(entries[i]->key), i);
+  const auto& position = canonical.entry_index;
   std::map<std::vector<uint8_t>, uint32_t> items;  // item bytes -> item index, assigned in byte order
   std::map<uint32_t, std::vector<uint8_t>> item_of;  // pipeline entry -> its item's bytes
   for (const Specialization& s : specializations_) {
@@ -522,24 +522,21 @@ Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::specialization_s
   return out;
 }
 
-Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::router_sections(
-    const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
-    const std::map<LayoutContract, uint32_t>& layout_index) const {
+Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::router_sections(const Canonical& canonical) const {
+  const std::vector<const Entry*>& entries = canonical.entries;
+  const std::map<ModuleId, uint32_t>& module_index = canonical.module_index;
+  const std::map<LayoutContract, uint32_t>& layout_index = canonical.layout_index;
   auto error = [](const char* reason, std::string message) {
     return Error{ErrorKind::internal, reason, std::move(message), {}};
   };
   std::map<uint32_t, std::vector<uint8_t>> out;
   // Keys resolve to entry indices in the final (sorted) index order.
-  std::unordered_map<std::string_view, uint32_t> position;
-  for (uint32_t i = 0; i < entries.size(); ++i)
-    position.emplace(std::string_view(reinterpret_cast<const char*>(entries[i]->key.data()), entries[i]->key.size()), i);
+  const auto& position = canonical.entry_index;
   auto find = [&](const std::vector<uint8_t>& key) -> const Entry* {
-    const auto it = position.find(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
+    const auto it = position.find(key_view(key));
     return it == position.end() ? nullptr : entries[it->second];
   };
-  auto index_of = [&](const std::vector<uint8_t>& key) {
-    return position.at(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
-  };
+  auto index_of = [&](const std::vector<uint8_t>& key) { return position.at(key_view(key)); };
 
   if (!dynamic_fallbacks_.empty() && !vertex_defaults_)
     return error("vertex_defaults_missing", "dynamic-state fallback recipes were added without vertex defaults");

@@ -8,6 +8,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -162,6 +164,7 @@ class BundleBuilder {
     std::vector<const std::vector<uint32_t>*> module_words;
     std::map<ModuleId, uint32_t> module_index;        // position in module order
     std::map<LayoutContract, uint32_t> layout_index;  // position in value order
+    std::unordered_map<std::string_view, uint32_t> entry_index;  // key bytes (views of the entries') -> position
   };
   struct Specialization {
     std::vector<uint8_t> pipeline_key;
@@ -181,11 +184,9 @@ class BundleBuilder {
   // INDEX: the hash directory and each entry's hash tag, in index order.
   static std::vector<uint8_t> index_section(const std::vector<const Entry*>& entries);
   // SPECIALIZATION_DATA, when any pipeline has some.
-  Result<std::map<uint32_t, std::vector<uint8_t>>> specialization_sections(const std::vector<const Entry*>& entries) const;
+  Result<std::map<uint32_t, std::vector<uint8_t>>> specialization_sections(const Canonical& canonical) const;
   // The DYNAMIC_FALLBACKS and PREWARM sections (those there is content for), over the entries in index order.
-  Result<std::map<uint32_t, std::vector<uint8_t>>> router_sections(
-      const std::vector<const Entry*>& entries, const std::map<ModuleId, uint32_t>& module_index,
-      const std::map<LayoutContract, uint32_t>& layout_index) const;
+  Result<std::map<uint32_t, std::vector<uint8_t>>> router_sections(const Canonical& canonical) const;
 
   BundleIdentity identity_;
   std::map<ModuleId, Module> modules_;
