@@ -607,6 +607,16 @@ SBK_API sbk_key_hash sbk_hash_key(const void* bytes, size_t size) {
 /* Private helpers shared by the implementations of the shaderbake headers (this one's, the guest headers',
  * shaderbake_spirv.h's and shaderbake_vulkan.h's), which all compile after this point. */
 
+/* For small helpers on hot paths (the probe, the packed-SPIR-V decoder), called once per key piece or word:
+ * inlined, they cost a few loads each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SBK__INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define SBK__INLINE __forceinline
+#else
+#define SBK__INLINE
+#endif
+
 /* Bounded little-endian writer. Writes past the capacity are counted but not stored, so the caller
  * learns the size it needed and reports SBK_ERROR_BUFFER_TOO_SMALL. */
 typedef struct sbk__writer {
@@ -976,14 +986,6 @@ static const uint8_t* sbk__section_bytes(const sbk_bundle* b, uint32_t type) {
   return b->data + b->section_offset[type];
 }
 
-/* The probe's helpers are small and called once or twice a probe: inlined, they cost a few loads each. */
-#if defined(__GNUC__) || defined(__clang__)
-#define SBK__INLINE inline __attribute__((always_inline))
-#elif defined(_MSC_VER)
-#define SBK__INLINE __forceinline
-#else
-#define SBK__INLINE
-#endif
 
 /* A byte table (schemas/bundle.md): u32 item count N, u32 reserved, u32 end[N], then the items' bytes, item i
  * being bytes [end[i-1], end[i]) of them (end[-1] = 0). Open checks only that the ends fit; each item's bounds

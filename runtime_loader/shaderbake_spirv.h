@@ -67,94 +67,423 @@ SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size
 extern "C" {
 #endif
 
-/* How the operand words of each opcode are coded: T result type, R result, I ID reference, L literal, S literal
- * string (words up to and including the first holding a zero byte); "*X": every further word is X; words past
- * the list are L. Generated from the Khronos grammar (SPIR-V 1.6 core, opcodes below 400) by
- * scripts/gen_spirv_operand_table.py and frozen since bundle format 2 (format 3 codes modules the same way): it
- * decides how modules are coded. A wrong or missing row costs size, never correctness (coder and decoder follow
- * the same table). */
-static const char* sbk__spirv_operands(uint32_t opcode) {
-  switch (opcode) {
+/* How the operand words of each opcode below 400 are coded, one word an opcode: bits 0-3 the count of fixed
+ * operand kinds, bits 4-5 the kind of every further word, then 2 bits a fixed kind in order from bit 6. Kinds:
+ * 0 literal (L), 1 ID reference or result type (I), 2 result ID (R), 3 literal string (S: words up to and
+ * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
+ * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
+ * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2 (format 3 codes modules the same way):
+ * it decides how modules are coded. A wrong or missing row costs size, never correctness (coder and decoder
+ * follow the same table). Opcodes from 400 on have no row: all their words are literals. */
+#define SBK__SPIRV_KIND_L 0u
+#define SBK__SPIRV_KIND_I 1u
+#define SBK__SPIRV_KIND_R 2u
+#define SBK__SPIRV_KIND_S 3u
+#define SBK__SPIRV_OPCODES_WITH_KINDS 400u
+static const uint32_t sbk__spirv_operand_kinds[SBK__SPIRV_OPCODES_WITH_KINDS] = {
     /* BEGIN GENERATED: scripts/gen_spirv_operand_table.py */
-    case 0: case 56: case 218: case 219: case 252: case 253: case 255: case 317: return "";
-    case 1: case 41: case 42: case 46: case 48: case 49: case 55: case 299: case 303: return "TR";
-    case 2: case 4: case 10: case 330: return "S";
-    case 3: return "LLIS";
-    case 5: return "IS";
-    case 6: return "ILS";
-    case 7: case 11: case 31: return "RS";
-    case 8: case 72: return "ILL";
-    case 12: return "TRIL*I";
-    case 14: return "LL";
-    case 15: return "LIS*I";
-    case 16: case 39: case 71: case 247: case 256: case 257: case 331: case 332: return "IL";
-    case 17: return "L";
-    case 19: case 20: case 26: case 34: case 35: case 36: case 37: case 73: case 248: case 322: case 327:
-    return "R";
-    case 21: return "RLL";
-    case 22: case 38: return "RL";
-    case 23: case 24: return "RIL";
-    case 25: return "RILLLLLLL";
-    case 27: case 29: return "RI";
-    case 28: return "RII";
-    case 30: return "R*I";
-    case 32: return "RLI";
-    case 33: return "RI*I";
-    case 43: case 50: case 52: return "TRL";
-    case 44: case 51: case 80: case 245: return "TR*I";
-    case 45: case 323: return "TRLLL";
-    case 54: case 59: return "TRLI";
-    case 57: case 65: case 66: return "TRI*I";
-    case 60: case 78: case 169: case 202: case 203: case 227: case 232: case 233: case 263: case 283:
-    case 284: case 304: case 318: case 337: case 341: case 345: case 346: case 347: case 348: case 365:
-    case 366: return "TRIII";
-    case 61: case 68: case 123: return "TRIL";
-    case 62: case 246: return "IIL";
-    case 63: return "IILL";
-    case 64: return "IIILL";
-    case 67: case 70: return "TRII*I";
-    case 69: case 83: case 84: case 100: case 101: case 102: case 104: case 106: case 107: case 109: case 110:
-    case 111: case 112: case 113: case 114: case 115: case 116: case 117: case 118: case 119: case 120:
-    case 121: case 122: case 124: case 126: case 127: case 154: case 155: case 156: case 157: case 158:
-    case 159: case 160: case 168: case 200: case 204: case 205: case 207: case 208: case 209: case 210:
-    case 211: case 212: case 213: case 214: case 215: case 282: case 300: case 316: case 321: case 324:
-    case 328: case 333: return "TRI";
-    case 74: return "I*I";
-    case 75: return "I*L";
-    case 77: case 86: case 103: case 105: case 128: case 129: case 130: case 131: case 132: case 133:
-    case 134: case 135: case 136: case 137: case 138: case 139: case 140: case 141: case 142: case 143:
-    case 144: case 145: case 146: case 147: case 148: case 149: case 150: case 151: case 152: case 161:
-    case 162: case 163: case 164: case 165: case 166: case 167: case 170: case 171: case 172: case 173:
-    case 174: case 175: case 176: case 177: case 178: case 179: case 180: case 181: case 182: case 183:
-    case 184: case 185: case 186: case 187: case 188: case 189: case 190: case 191: case 194: case 195:
-    case 196: case 197: case 198: case 199: case 261: case 262: case 334: case 335: case 336: case 338:
-    case 339: case 340: case 343: case 344: return "TRII";
-    case 79: case 82: return "TRII*L";
-    case 81: return "TRI*L";
-    case 87: case 88: case 91: case 92: case 95: case 98: case 305: case 306: case 309: case 310: case 313:
-    case 320: return "TRIIL*I";
-    case 89: case 90: case 93: case 94: case 96: case 97: case 307: case 308: case 311: case 312: case 314:
-    case 315: return "TRIIIL*I";
-    case 99: return "IIIL*I";
-    case 201: case 229: case 234: case 235: case 236: case 237: case 238: case 239: case 240: case 241:
-    case 242: case 274: case 275: case 278: case 279: case 291: case 295: case 296: case 326: return "TRIIII";
-    case 220: case 221: case 249: case 254: case 297: case 298: return "I";
-    case 224: case 260: case 302: case 319: case 329: return "III";
-    case 225: case 301: return "II";
-    case 228: case 280: case 281: return "IIII";
-    case 230: case 231: case 259: case 276: case 277: return "TRIIIIII";
-    case 250: return "III*L";
-    case 251: return "II*L";
-    case 264: case 265: case 266: case 267: case 268: case 269: case 270: case 271: case 342: return "TRILI";
-    case 285: case 286: case 293: case 294: case 325: return "TRIIIII";
-    case 287: case 288: return "IIIII";
-    case 292: return "TRIIIIIIIIII*I";
-    case 349: case 350: case 351: case 352: case 353: case 354: case 355: case 356: case 357: case 358:
-    case 359: case 360: case 361: case 362: case 363: case 364: return "TRILII";
+    0x00000000u, /* 0 OpNop */
+    0x00000242u, /* 1 OpUndef TR */
+    0x000000C1u, /* 2 OpSourceContinued S */
+    0x00003404u, /* 3 OpSource LLIS */
+    0x000000C1u, /* 4 OpSourceExtension S */
+    0x00000342u, /* 5 OpName IS */
+    0x00000C43u, /* 6 OpMemberName ILS */
+    0x00000382u, /* 7 OpString RS */
+    0x00000043u, /* 8 OpLine ILL */
+    0x00000000u, /* 9 */
+    0x000000C1u, /* 10 OpExtension S */
+    0x00000382u, /* 11 OpExtInstImport RS */
+    0x00000654u, /* 12 OpExtInst TRIL*I */
+    0x00000000u, /* 13 */
+    0x00000002u, /* 14 OpMemoryModel LL */
+    0x00000D13u, /* 15 OpEntryPoint LIS*I */
+    0x00000042u, /* 16 OpExecutionMode IL */
+    0x00000001u, /* 17 OpCapability L */
+    0x00000000u, /* 18 */
+    0x00000081u, /* 19 OpTypeVoid R */
+    0x00000081u, /* 20 OpTypeBool R */
+    0x00000083u, /* 21 OpTypeInt RLL */
+    0x00000082u, /* 22 OpTypeFloat RL */
+    0x00000183u, /* 23 OpTypeVector RIL */
+    0x00000183u, /* 24 OpTypeMatrix RIL */
+    0x00000189u, /* 25 OpTypeImage RILLLLLLL */
+    0x00000081u, /* 26 OpTypeSampler R */
+    0x00000182u, /* 27 OpTypeSampledImage RI */
+    0x00000583u, /* 28 OpTypeArray RII */
+    0x00000182u, /* 29 OpTypeRuntimeArray RI */
+    0x00000091u, /* 30 OpTypeStruct R*I */
+    0x00000382u, /* 31 OpTypeOpaque RS */
+    0x00000483u, /* 32 OpTypePointer RLI */
+    0x00000192u, /* 33 OpTypeFunction RI*I */
+    0x00000081u, /* 34 OpTypeEvent R */
+    0x00000081u, /* 35 OpTypeDeviceEvent R */
+    0x00000081u, /* 36 OpTypeReserveId R */
+    0x00000081u, /* 37 OpTypeQueue R */
+    0x00000082u, /* 38 OpTypePipe RL */
+    0x00000042u, /* 39 OpTypeForwardPointer IL */
+    0x00000000u, /* 40 */
+    0x00000242u, /* 41 OpConstantTrue TR */
+    0x00000242u, /* 42 OpConstantFalse TR */
+    0x00000243u, /* 43 OpConstant TRL */
+    0x00000252u, /* 44 OpConstantComposite TR*I */
+    0x00000245u, /* 45 OpConstantSampler TRLLL */
+    0x00000242u, /* 46 OpConstantNull TR */
+    0x00000000u, /* 47 */
+    0x00000242u, /* 48 OpSpecConstantTrue TR */
+    0x00000242u, /* 49 OpSpecConstantFalse TR */
+    0x00000243u, /* 50 OpSpecConstant TRL */
+    0x00000252u, /* 51 OpSpecConstantComposite TR*I */
+    0x00000243u, /* 52 OpSpecConstantOp TRL */
+    0x00000000u, /* 53 */
+    0x00001244u, /* 54 OpFunction TRLI */
+    0x00000242u, /* 55 OpFunctionParameter TR */
+    0x00000000u, /* 56 OpFunctionEnd */
+    0x00000653u, /* 57 OpFunctionCall TRI*I */
+    0x00000000u, /* 58 */
+    0x00001244u, /* 59 OpVariable TRLI */
+    0x00005645u, /* 60 OpImageTexelPointer TRIII */
+    0x00000644u, /* 61 OpLoad TRIL */
+    0x00000143u, /* 62 OpStore IIL */
+    0x00000144u, /* 63 OpCopyMemory IILL */
+    0x00000545u, /* 64 OpCopyMemorySized IIILL */
+    0x00000653u, /* 65 OpAccessChain TRI*I */
+    0x00000653u, /* 66 OpInBoundsAccessChain TRI*I */
+    0x00001654u, /* 67 OpPtrAccessChain TRII*I */
+    0x00000644u, /* 68 OpArrayLength TRIL */
+    0x00000643u, /* 69 OpGenericPtrMemSemantics TRI */
+    0x00001654u, /* 70 OpInBoundsPtrAccessChain TRII*I */
+    0x00000042u, /* 71 OpDecorate IL */
+    0x00000043u, /* 72 OpMemberDecorate ILL */
+    0x00000081u, /* 73 OpDecorationGroup R */
+    0x00000051u, /* 74 OpGroupDecorate I*I */
+    0x00000041u, /* 75 OpGroupMemberDecorate I*L */
+    0x00000000u, /* 76 */
+    0x00001644u, /* 77 OpVectorExtractDynamic TRII */
+    0x00005645u, /* 78 OpVectorInsertDynamic TRIII */
+    0x00001644u, /* 79 OpVectorShuffle TRII*L */
+    0x00000252u, /* 80 OpCompositeConstruct TR*I */
+    0x00000643u, /* 81 OpCompositeExtract TRI*L */
+    0x00001644u, /* 82 OpCompositeInsert TRII*L */
+    0x00000643u, /* 83 OpCopyObject TRI */
+    0x00000643u, /* 84 OpTranspose TRI */
+    0x00000000u, /* 85 */
+    0x00001644u, /* 86 OpSampledImage TRII */
+    0x00001655u, /* 87 OpImageSampleImplicitLod TRIIL*I */
+    0x00001655u, /* 88 OpImageSampleExplicitLod TRIIL*I */
+    0x00005656u, /* 89 OpImageSampleDrefImplicitLod TRIIIL*I */
+    0x00005656u, /* 90 OpImageSampleDrefExplicitLod TRIIIL*I */
+    0x00001655u, /* 91 OpImageSampleProjImplicitLod TRIIL*I */
+    0x00001655u, /* 92 OpImageSampleProjExplicitLod TRIIL*I */
+    0x00005656u, /* 93 OpImageSampleProjDrefImplicitLod TRIIIL*I */
+    0x00005656u, /* 94 OpImageSampleProjDrefExplicitLod TRIIIL*I */
+    0x00001655u, /* 95 OpImageFetch TRIIL*I */
+    0x00005656u, /* 96 OpImageGather TRIIIL*I */
+    0x00005656u, /* 97 OpImageDrefGather TRIIIL*I */
+    0x00001655u, /* 98 OpImageRead TRIIL*I */
+    0x00000554u, /* 99 OpImageWrite IIIL*I */
+    0x00000643u, /* 100 OpImage TRI */
+    0x00000643u, /* 101 OpImageQueryFormat TRI */
+    0x00000643u, /* 102 OpImageQueryOrder TRI */
+    0x00001644u, /* 103 OpImageQuerySizeLod TRII */
+    0x00000643u, /* 104 OpImageQuerySize TRI */
+    0x00001644u, /* 105 OpImageQueryLod TRII */
+    0x00000643u, /* 106 OpImageQueryLevels TRI */
+    0x00000643u, /* 107 OpImageQuerySamples TRI */
+    0x00000000u, /* 108 */
+    0x00000643u, /* 109 OpConvertFToU TRI */
+    0x00000643u, /* 110 OpConvertFToS TRI */
+    0x00000643u, /* 111 OpConvertSToF TRI */
+    0x00000643u, /* 112 OpConvertUToF TRI */
+    0x00000643u, /* 113 OpUConvert TRI */
+    0x00000643u, /* 114 OpSConvert TRI */
+    0x00000643u, /* 115 OpFConvert TRI */
+    0x00000643u, /* 116 OpQuantizeToF16 TRI */
+    0x00000643u, /* 117 OpConvertPtrToU TRI */
+    0x00000643u, /* 118 OpSatConvertSToU TRI */
+    0x00000643u, /* 119 OpSatConvertUToS TRI */
+    0x00000643u, /* 120 OpConvertUToPtr TRI */
+    0x00000643u, /* 121 OpPtrCastToGeneric TRI */
+    0x00000643u, /* 122 OpGenericCastToPtr TRI */
+    0x00000644u, /* 123 OpGenericCastToPtrExplicit TRIL */
+    0x00000643u, /* 124 OpBitcast TRI */
+    0x00000000u, /* 125 */
+    0x00000643u, /* 126 OpSNegate TRI */
+    0x00000643u, /* 127 OpFNegate TRI */
+    0x00001644u, /* 128 OpIAdd TRII */
+    0x00001644u, /* 129 OpFAdd TRII */
+    0x00001644u, /* 130 OpISub TRII */
+    0x00001644u, /* 131 OpFSub TRII */
+    0x00001644u, /* 132 OpIMul TRII */
+    0x00001644u, /* 133 OpFMul TRII */
+    0x00001644u, /* 134 OpUDiv TRII */
+    0x00001644u, /* 135 OpSDiv TRII */
+    0x00001644u, /* 136 OpFDiv TRII */
+    0x00001644u, /* 137 OpUMod TRII */
+    0x00001644u, /* 138 OpSRem TRII */
+    0x00001644u, /* 139 OpSMod TRII */
+    0x00001644u, /* 140 OpFRem TRII */
+    0x00001644u, /* 141 OpFMod TRII */
+    0x00001644u, /* 142 OpVectorTimesScalar TRII */
+    0x00001644u, /* 143 OpMatrixTimesScalar TRII */
+    0x00001644u, /* 144 OpVectorTimesMatrix TRII */
+    0x00001644u, /* 145 OpMatrixTimesVector TRII */
+    0x00001644u, /* 146 OpMatrixTimesMatrix TRII */
+    0x00001644u, /* 147 OpOuterProduct TRII */
+    0x00001644u, /* 148 OpDot TRII */
+    0x00001644u, /* 149 OpIAddCarry TRII */
+    0x00001644u, /* 150 OpISubBorrow TRII */
+    0x00001644u, /* 151 OpUMulExtended TRII */
+    0x00001644u, /* 152 OpSMulExtended TRII */
+    0x00000000u, /* 153 */
+    0x00000643u, /* 154 OpAny TRI */
+    0x00000643u, /* 155 OpAll TRI */
+    0x00000643u, /* 156 OpIsNan TRI */
+    0x00000643u, /* 157 OpIsInf TRI */
+    0x00000643u, /* 158 OpIsFinite TRI */
+    0x00000643u, /* 159 OpIsNormal TRI */
+    0x00000643u, /* 160 OpSignBitSet TRI */
+    0x00001644u, /* 161 OpLessOrGreater TRII */
+    0x00001644u, /* 162 OpOrdered TRII */
+    0x00001644u, /* 163 OpUnordered TRII */
+    0x00001644u, /* 164 OpLogicalEqual TRII */
+    0x00001644u, /* 165 OpLogicalNotEqual TRII */
+    0x00001644u, /* 166 OpLogicalOr TRII */
+    0x00001644u, /* 167 OpLogicalAnd TRII */
+    0x00000643u, /* 168 OpLogicalNot TRI */
+    0x00005645u, /* 169 OpSelect TRIII */
+    0x00001644u, /* 170 OpIEqual TRII */
+    0x00001644u, /* 171 OpINotEqual TRII */
+    0x00001644u, /* 172 OpUGreaterThan TRII */
+    0x00001644u, /* 173 OpSGreaterThan TRII */
+    0x00001644u, /* 174 OpUGreaterThanEqual TRII */
+    0x00001644u, /* 175 OpSGreaterThanEqual TRII */
+    0x00001644u, /* 176 OpULessThan TRII */
+    0x00001644u, /* 177 OpSLessThan TRII */
+    0x00001644u, /* 178 OpULessThanEqual TRII */
+    0x00001644u, /* 179 OpSLessThanEqual TRII */
+    0x00001644u, /* 180 OpFOrdEqual TRII */
+    0x00001644u, /* 181 OpFUnordEqual TRII */
+    0x00001644u, /* 182 OpFOrdNotEqual TRII */
+    0x00001644u, /* 183 OpFUnordNotEqual TRII */
+    0x00001644u, /* 184 OpFOrdLessThan TRII */
+    0x00001644u, /* 185 OpFUnordLessThan TRII */
+    0x00001644u, /* 186 OpFOrdGreaterThan TRII */
+    0x00001644u, /* 187 OpFUnordGreaterThan TRII */
+    0x00001644u, /* 188 OpFOrdLessThanEqual TRII */
+    0x00001644u, /* 189 OpFUnordLessThanEqual TRII */
+    0x00001644u, /* 190 OpFOrdGreaterThanEqual TRII */
+    0x00001644u, /* 191 OpFUnordGreaterThanEqual TRII */
+    0x00000000u, /* 192 */
+    0x00000000u, /* 193 */
+    0x00001644u, /* 194 OpShiftRightLogical TRII */
+    0x00001644u, /* 195 OpShiftRightArithmetic TRII */
+    0x00001644u, /* 196 OpShiftLeftLogical TRII */
+    0x00001644u, /* 197 OpBitwiseOr TRII */
+    0x00001644u, /* 198 OpBitwiseXor TRII */
+    0x00001644u, /* 199 OpBitwiseAnd TRII */
+    0x00000643u, /* 200 OpNot TRI */
+    0x00015646u, /* 201 OpBitFieldInsert TRIIII */
+    0x00005645u, /* 202 OpBitFieldSExtract TRIII */
+    0x00005645u, /* 203 OpBitFieldUExtract TRIII */
+    0x00000643u, /* 204 OpBitReverse TRI */
+    0x00000643u, /* 205 OpBitCount TRI */
+    0x00000000u, /* 206 */
+    0x00000643u, /* 207 OpDPdx TRI */
+    0x00000643u, /* 208 OpDPdy TRI */
+    0x00000643u, /* 209 OpFwidth TRI */
+    0x00000643u, /* 210 OpDPdxFine TRI */
+    0x00000643u, /* 211 OpDPdyFine TRI */
+    0x00000643u, /* 212 OpFwidthFine TRI */
+    0x00000643u, /* 213 OpDPdxCoarse TRI */
+    0x00000643u, /* 214 OpDPdyCoarse TRI */
+    0x00000643u, /* 215 OpFwidthCoarse TRI */
+    0x00000000u, /* 216 */
+    0x00000000u, /* 217 */
+    0x00000000u, /* 218 OpEmitVertex */
+    0x00000000u, /* 219 OpEndPrimitive */
+    0x00000041u, /* 220 OpEmitStreamVertex I */
+    0x00000041u, /* 221 OpEndStreamPrimitive I */
+    0x00000000u, /* 222 */
+    0x00000000u, /* 223 */
+    0x00000543u, /* 224 OpControlBarrier III */
+    0x00000142u, /* 225 OpMemoryBarrier II */
+    0x00000000u, /* 226 */
+    0x00005645u, /* 227 OpAtomicLoad TRIII */
+    0x00001544u, /* 228 OpAtomicStore IIII */
+    0x00015646u, /* 229 OpAtomicExchange TRIIII */
+    0x00155648u, /* 230 OpAtomicCompareExchange TRIIIIII */
+    0x00155648u, /* 231 OpAtomicCompareExchangeWeak TRIIIIII */
+    0x00005645u, /* 232 OpAtomicIIncrement TRIII */
+    0x00005645u, /* 233 OpAtomicIDecrement TRIII */
+    0x00015646u, /* 234 OpAtomicIAdd TRIIII */
+    0x00015646u, /* 235 OpAtomicISub TRIIII */
+    0x00015646u, /* 236 OpAtomicSMin TRIIII */
+    0x00015646u, /* 237 OpAtomicUMin TRIIII */
+    0x00015646u, /* 238 OpAtomicSMax TRIIII */
+    0x00015646u, /* 239 OpAtomicUMax TRIIII */
+    0x00015646u, /* 240 OpAtomicAnd TRIIII */
+    0x00015646u, /* 241 OpAtomicOr TRIIII */
+    0x00015646u, /* 242 OpAtomicXor TRIIII */
+    0x00000000u, /* 243 */
+    0x00000000u, /* 244 */
+    0x00000252u, /* 245 OpPhi TR*I */
+    0x00000143u, /* 246 OpLoopMerge IIL */
+    0x00000042u, /* 247 OpSelectionMerge IL */
+    0x00000081u, /* 248 OpLabel R */
+    0x00000041u, /* 249 OpBranch I */
+    0x00000543u, /* 250 OpBranchConditional III*L */
+    0x00000142u, /* 251 OpSwitch II*L */
+    0x00000000u, /* 252 OpKill */
+    0x00000000u, /* 253 OpReturn */
+    0x00000041u, /* 254 OpReturnValue I */
+    0x00000000u, /* 255 OpUnreachable */
+    0x00000042u, /* 256 OpLifetimeStart IL */
+    0x00000042u, /* 257 OpLifetimeStop IL */
+    0x00000000u, /* 258 */
+    0x00155648u, /* 259 OpGroupAsyncCopy TRIIIIII */
+    0x00000543u, /* 260 OpGroupWaitEvents III */
+    0x00001644u, /* 261 OpGroupAll TRII */
+    0x00001644u, /* 262 OpGroupAny TRII */
+    0x00005645u, /* 263 OpGroupBroadcast TRIII */
+    0x00004645u, /* 264 OpGroupIAdd TRILI */
+    0x00004645u, /* 265 OpGroupFAdd TRILI */
+    0x00004645u, /* 266 OpGroupFMin TRILI */
+    0x00004645u, /* 267 OpGroupUMin TRILI */
+    0x00004645u, /* 268 OpGroupSMin TRILI */
+    0x00004645u, /* 269 OpGroupFMax TRILI */
+    0x00004645u, /* 270 OpGroupUMax TRILI */
+    0x00004645u, /* 271 OpGroupSMax TRILI */
+    0x00000000u, /* 272 */
+    0x00000000u, /* 273 */
+    0x00015646u, /* 274 OpReadPipe TRIIII */
+    0x00015646u, /* 275 OpWritePipe TRIIII */
+    0x00155648u, /* 276 OpReservedReadPipe TRIIIIII */
+    0x00155648u, /* 277 OpReservedWritePipe TRIIIIII */
+    0x00015646u, /* 278 OpReserveReadPipePackets TRIIII */
+    0x00015646u, /* 279 OpReserveWritePipePackets TRIIII */
+    0x00001544u, /* 280 OpCommitReadPipe IIII */
+    0x00001544u, /* 281 OpCommitWritePipe IIII */
+    0x00000643u, /* 282 OpIsValidReserveId TRI */
+    0x00005645u, /* 283 OpGetNumPipePackets TRIII */
+    0x00005645u, /* 284 OpGetMaxPipePackets TRIII */
+    0x00055647u, /* 285 OpGroupReserveReadPipePackets TRIIIII */
+    0x00055647u, /* 286 OpGroupReserveWritePipePackets TRIIIII */
+    0x00005545u, /* 287 OpGroupCommitReadPipe IIIII */
+    0x00005545u, /* 288 OpGroupCommitWritePipe IIIII */
+    0x00000000u, /* 289 */
+    0x00000000u, /* 290 */
+    0x00015646u, /* 291 OpEnqueueMarker TRIIII */
+    0x1555565Cu, /* 292 OpEnqueueKernel TRIIIIIIIIII*I */
+    0x00055647u, /* 293 OpGetKernelNDrangeSubGroupCount TRIIIII */
+    0x00055647u, /* 294 OpGetKernelNDrangeMaxSubGroupSize TRIIIII */
+    0x00015646u, /* 295 OpGetKernelWorkGroupSize TRIIII */
+    0x00015646u, /* 296 OpGetKernelPreferredWorkGroupSizeMultiple TRIIII */
+    0x00000041u, /* 297 OpRetainEvent I */
+    0x00000041u, /* 298 OpReleaseEvent I */
+    0x00000242u, /* 299 OpCreateUserEvent TR */
+    0x00000643u, /* 300 OpIsValidEvent TRI */
+    0x00000142u, /* 301 OpSetUserEventStatus II */
+    0x00000543u, /* 302 OpCaptureEventProfilingInfo III */
+    0x00000242u, /* 303 OpGetDefaultQueue TR */
+    0x00005645u, /* 304 OpBuildNDRange TRIII */
+    0x00001655u, /* 305 OpImageSparseSampleImplicitLod TRIIL*I */
+    0x00001655u, /* 306 OpImageSparseSampleExplicitLod TRIIL*I */
+    0x00005656u, /* 307 OpImageSparseSampleDrefImplicitLod TRIIIL*I */
+    0x00005656u, /* 308 OpImageSparseSampleDrefExplicitLod TRIIIL*I */
+    0x00001655u, /* 309 OpImageSparseSampleProjImplicitLod TRIIL*I */
+    0x00001655u, /* 310 OpImageSparseSampleProjExplicitLod TRIIL*I */
+    0x00005656u, /* 311 OpImageSparseSampleProjDrefImplicitLod TRIIIL*I */
+    0x00005656u, /* 312 OpImageSparseSampleProjDrefExplicitLod TRIIIL*I */
+    0x00001655u, /* 313 OpImageSparseFetch TRIIL*I */
+    0x00005656u, /* 314 OpImageSparseGather TRIIIL*I */
+    0x00005656u, /* 315 OpImageSparseDrefGather TRIIIL*I */
+    0x00000643u, /* 316 OpImageSparseTexelsResident TRI */
+    0x00000000u, /* 317 OpNoLine */
+    0x00005645u, /* 318 OpAtomicFlagTestAndSet TRIII */
+    0x00000543u, /* 319 OpAtomicFlagClear III */
+    0x00001655u, /* 320 OpImageSparseRead TRIIL*I */
+    0x00000643u, /* 321 OpSizeOf TRI */
+    0x00000081u, /* 322 OpTypePipeStorage R */
+    0x00000245u, /* 323 OpConstantPipeStorage TRLLL */
+    0x00000643u, /* 324 OpCreatePipeFromPipeStorage TRI */
+    0x00055647u, /* 325 OpGetKernelLocalSizeForSubgroupCount TRIIIII */
+    0x00015646u, /* 326 OpGetKernelMaxNumSubgroups TRIIII */
+    0x00000081u, /* 327 OpTypeNamedBarrier R */
+    0x00000643u, /* 328 OpNamedBarrierInitialize TRI */
+    0x00000543u, /* 329 OpMemoryNamedBarrier III */
+    0x000000C1u, /* 330 OpModuleProcessed S */
+    0x00000042u, /* 331 OpExecutionModeId IL */
+    0x00000042u, /* 332 OpDecorateId IL */
+    0x00000643u, /* 333 OpGroupNonUniformElect TRI */
+    0x00001644u, /* 334 OpGroupNonUniformAll TRII */
+    0x00001644u, /* 335 OpGroupNonUniformAny TRII */
+    0x00001644u, /* 336 OpGroupNonUniformAllEqual TRII */
+    0x00005645u, /* 337 OpGroupNonUniformBroadcast TRIII */
+    0x00001644u, /* 338 OpGroupNonUniformBroadcastFirst TRII */
+    0x00001644u, /* 339 OpGroupNonUniformBallot TRII */
+    0x00001644u, /* 340 OpGroupNonUniformInverseBallot TRII */
+    0x00005645u, /* 341 OpGroupNonUniformBallotBitExtract TRIII */
+    0x00004645u, /* 342 OpGroupNonUniformBallotBitCount TRILI */
+    0x00001644u, /* 343 OpGroupNonUniformBallotFindLSB TRII */
+    0x00001644u, /* 344 OpGroupNonUniformBallotFindMSB TRII */
+    0x00005645u, /* 345 OpGroupNonUniformShuffle TRIII */
+    0x00005645u, /* 346 OpGroupNonUniformShuffleXor TRIII */
+    0x00005645u, /* 347 OpGroupNonUniformShuffleUp TRIII */
+    0x00005645u, /* 348 OpGroupNonUniformShuffleDown TRIII */
+    0x00014646u, /* 349 OpGroupNonUniformIAdd TRILII */
+    0x00014646u, /* 350 OpGroupNonUniformFAdd TRILII */
+    0x00014646u, /* 351 OpGroupNonUniformIMul TRILII */
+    0x00014646u, /* 352 OpGroupNonUniformFMul TRILII */
+    0x00014646u, /* 353 OpGroupNonUniformSMin TRILII */
+    0x00014646u, /* 354 OpGroupNonUniformUMin TRILII */
+    0x00014646u, /* 355 OpGroupNonUniformFMin TRILII */
+    0x00014646u, /* 356 OpGroupNonUniformSMax TRILII */
+    0x00014646u, /* 357 OpGroupNonUniformUMax TRILII */
+    0x00014646u, /* 358 OpGroupNonUniformFMax TRILII */
+    0x00014646u, /* 359 OpGroupNonUniformBitwiseAnd TRILII */
+    0x00014646u, /* 360 OpGroupNonUniformBitwiseOr TRILII */
+    0x00014646u, /* 361 OpGroupNonUniformBitwiseXor TRILII */
+    0x00014646u, /* 362 OpGroupNonUniformLogicalAnd TRILII */
+    0x00014646u, /* 363 OpGroupNonUniformLogicalOr TRILII */
+    0x00014646u, /* 364 OpGroupNonUniformLogicalXor TRILII */
+    0x00005645u, /* 365 OpGroupNonUniformQuadBroadcast TRIII */
+    0x00005645u, /* 366 OpGroupNonUniformQuadSwap TRIII */
+    0x00000000u, /* 367 */
+    0x00000000u, /* 368 */
+    0x00000000u, /* 369 */
+    0x00000000u, /* 370 */
+    0x00000000u, /* 371 */
+    0x00000000u, /* 372 */
+    0x00000000u, /* 373 */
+    0x00000000u, /* 374 */
+    0x00000000u, /* 375 */
+    0x00000000u, /* 376 */
+    0x00000000u, /* 377 */
+    0x00000000u, /* 378 */
+    0x00000000u, /* 379 */
+    0x00000000u, /* 380 */
+    0x00000000u, /* 381 */
+    0x00000000u, /* 382 */
+    0x00000000u, /* 383 */
+    0x00000000u, /* 384 */
+    0x00000000u, /* 385 */
+    0x00000000u, /* 386 */
+    0x00000000u, /* 387 */
+    0x00000000u, /* 388 */
+    0x00000000u, /* 389 */
+    0x00000000u, /* 390 */
+    0x00000000u, /* 391 */
+    0x00000000u, /* 392 */
+    0x00000000u, /* 393 */
+    0x00000000u, /* 394 */
+    0x00000000u, /* 395 */
+    0x00000000u, /* 396 */
+    0x00000000u, /* 397 */
+    0x00000000u, /* 398 */
+    0x00000000u, /* 399 */
     /* END GENERATED */
-    default: return "";
-  }
-}
+};
 
 /* Coding state shared by sbk_spirv_pack and sbk__spirv_unpack. */
 typedef struct sbk__spirv_state {
@@ -186,13 +515,26 @@ static void sbk__put_varint(sbk__writer* w, uint64_t v) {
   sbk__put_u8(w, (uint32_t)v);
 }
 
-/* Kind of operand word `index` (from 0) of an instruction, given the kinds and where the scan stands:
- * `at` advances over fixed kinds as words are used; a string holds its kind until its last word. */
-static char sbk__spirv_kind(const char* kinds, size_t at) {
-  size_t fixed = 0;
-  while (kinds[fixed] != '\0' && kinds[fixed] != '*') ++fixed;
-  if (at < fixed) return kinds[at];
-  return kinds[fixed] == '*' ? kinds[fixed + 1] : 'L';
+/* An opcode's operand kinds, read once per instruction: the kinds of its first `fixed_count` operands (2 bits
+ * each, the first lowest), then `rest` for every further word. A string (S) holds its kind until its last word,
+ * so the position `at` advances per operand, not per word. */
+typedef struct sbk__spirv_kinds {
+  uint32_t fixed;
+  uint32_t fixed_count;
+  uint32_t rest;
+} sbk__spirv_kinds;
+
+static SBK__INLINE sbk__spirv_kinds sbk__spirv_kinds_of(uint32_t opcode) {
+  sbk__spirv_kinds k;
+  const uint32_t word = opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u;
+  k.fixed_count = word & 0xFu;
+  k.rest = (word >> 4) & 3u;
+  k.fixed = word >> 6;
+  return k;
+}
+
+static SBK__INLINE uint32_t sbk__spirv_kind(const sbk__spirv_kinds* kinds, size_t at) {
+  return at < kinds->fixed_count ? (kinds->fixed >> (2u * at)) & 3u : kinds->rest;
 }
 
 static int sbk__word_has_zero_byte(uint32_t w) {
@@ -213,7 +555,7 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
   for (i = 0; i < 5; ++i) sbk__put_varint(&w, words[i]);
   for (i = 5; i < word_count;) {
     const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;
-    const char* kinds = sbk__spirv_operands(opcode);
+    const sbk__spirv_kinds kinds = sbk__spirv_kinds_of(opcode);
     sbk__spirv_state next = st;
     size_t j, at = 0;
     int result_ok = 1;
@@ -223,10 +565,10 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
     sbk__spirv_begin_instruction(&next, opcode);
     /* Inside functions a result is implicit: it must be the next local ID, or the rest goes raw. */
     for (j = 1; j < count; ++j) {
-      const char k = sbk__spirv_kind(kinds, at);
-      if (k == 'R' && next.in_functions && words[i + j] != next.next_local) result_ok = 0;
-      if (k == 'R') break;
-      if (k != 'S' || sbk__word_has_zero_byte(words[i + j])) ++at;
+      const uint32_t k = sbk__spirv_kind(&kinds, at);
+      if (k == SBK__SPIRV_KIND_R && next.in_functions && words[i + j] != next.next_local) result_ok = 0;
+      if (k == SBK__SPIRV_KIND_R) break;
+      if (k != SBK__SPIRV_KIND_S || sbk__word_has_zero_byte(words[i + j])) ++at;
     }
     if (!result_ok) break;
     sbk__put_varint(&w, (uint64_t)opcode + 1u);
@@ -234,21 +576,21 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
     at = 0;
     for (j = 1; j < count; ++j) {
       const uint32_t word = words[i + j];
-      const char k = sbk__spirv_kind(kinds, at);
-      if (k == 'S') {
+      const uint32_t k = sbk__spirv_kind(&kinds, at);
+      if (k == SBK__SPIRV_KIND_S) {
         sbk__put_u32(&w, word);
         if (sbk__word_has_zero_byte(word)) ++at;
         continue;
       }
       ++at;
-      if (k == 'R') {
+      if (k == SBK__SPIRV_KIND_R) {
         has_result = 1;
         result = word;
         if (next.in_functions)
           ++next.next_local; /* implicit */
         else
           sbk__put_varint(&w, word);
-      } else if (k == 'T' || k == 'I') {
+      } else if (k == SBK__SPIRV_KIND_I) {
         const int local = next.in_functions ? word >= next.first_local : word > next.max_id;
         if (local) {
           const uint32_t d = sbk__spirv_base(&next) - word;
@@ -275,95 +617,140 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
   return SBK_OK;
 }
 
-/* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. With `lag` != SIZE_MAX, src is
- * dst + lag (in place): a word is written only over bytes already read. */
-static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint8_t* dst, size_t raw_size, size_t lag) {
-  const uint8_t* const b = src;
-  const size_t total = raw_size / 4u;
-  size_t in = 0, out = 0; /* next byte to read; next word to write */
-  sbk__spirv_state st;
-  if (raw_size % 4u != 0 || total < 5 || packed_size == 0) return SBK_ERROR_CORRUPT;
-  memset(&st, 0, sizeof st);
-/* Reads a varint of at most 5 bytes (35 bits) into v, or fails. */
-#define SBK__READ_VARINT(v)                                                        \
-  do {                                                                             \
-    unsigned shift_ = 0;                                                           \
-    (v) = 0;                                                                       \
-    for (;;) {                                                                     \
-      uint8_t byte_;                                                               \
-      if (in >= packed_size || shift_ > 28u) return SBK_ERROR_CORRUPT;             \
-      byte_ = b[in++];                                                             \
-      (v) |= (uint64_t)(byte_ & 0x7Fu) << shift_;                                  \
-      if (!(byte_ & 0x80u)) break;                                                 \
-      shift_ += 7u;                                                                \
-    }                                                                              \
+/* Reads a varint of at most 5 bytes (35 bits) at src[*in], below `end`, into *v: 0 when it runs past the end
+ * or past 5 bytes. Most operands are one byte, so that case is tested first. */
+static SBK__INLINE int sbk__spirv_read_varint(const uint8_t* src, size_t end, size_t* in, uint64_t* v) {
+  unsigned shift = 0;
+  size_t at = *in;
+  uint64_t value = 0;
+  if (at < end && src[at] < 0x80u) {
+    *v = src[at];
+    *in = at + 1u;
+    return 1;
+  }
+  for (;;) {
+    uint8_t byte;
+    if (at >= end || shift > 28u) return 0;
+    byte = src[at++];
+    value |= (uint64_t)(byte & 0x7Fu) << shift;
+    if (!(byte & 0x80u)) break;
+    shift += 7u;
+  }
+  *v = value;
+  *in = at;
+  return 1;
+}
+
+/* Stores w little-endian. On a little-endian host that is the word's own bytes: one store (the byte-wise form
+ * costs GCC a reassembly of the word on this hot path). */
+static SBK__INLINE void sbk__spirv_store_word(uint8_t* p, uint32_t w) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &w, sizeof w);
+#else
+  p[0] = (uint8_t)w;
+  p[1] = (uint8_t)(w >> 8);
+  p[2] = (uint8_t)(w >> 16);
+  p[3] = (uint8_t)(w >> 24);
+#endif
+}
+
+/* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. `in_place` (a constant at each
+ * call, so the check folds away where it is 0): src lies inside dst's buffer at its end, and a word is written
+ * only over bytes already read.
+ *
+ * The coder's state is kept as the one number references are relative to: `base` is one past the largest
+ * result ID before the functions, and the next implicit result ID inside them (at the first OpFunction the two
+ * agree: sbk_spirv_pack's first local ID is one past the largest result so far). */
+static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t packed_size, uint8_t* dst,
+                                                     size_t raw_size, int in_place) {
+  const uint8_t* in = src;
+  const uint8_t* const in_end = src + packed_size;
+  uint8_t* out = dst;
+  uint8_t* const out_end = dst + raw_size;
+  uint32_t base = 1, max_id = 0;
+  int in_functions = 0;
+  uint64_t v;
+  size_t header = 0;
+  if (raw_size % 4u != 0 || raw_size < 20u || packed_size == 0) return SBK_ERROR_CORRUPT;
+/* Reads the next varint into v (1-byte values first: most operands), or fails. */
+#define SBK__READ_VARINT()                                                                    \
+  do {                                                                                        \
+    size_t at_ = (size_t)(in - src);                                                          \
+    if (in < in_end && *in < 0x80u) {                                                         \
+      v = *in++;                                                                              \
+    } else {                                                                                  \
+      if (!sbk__spirv_read_varint(src, packed_size, &at_, &v)) return SBK_ERROR_CORRUPT;      \
+      in = src + at_;                                                                         \
+    }                                                                                         \
   } while (0)
-/* Writes word w at `out`: only over bytes already read, and never past raw_size. */
-#define SBK__WRITE_WORD(w)                                                         \
-  do {                                                                             \
-    const uint32_t w_ = (w);                                                       \
-    if (out >= total || (lag != (size_t)-1 && out * 4u + 4u > lag + in))           \
-      return SBK_ERROR_CORRUPT;                                                    \
-    dst[out * 4u] = (uint8_t)w_;                                                   \
-    dst[out * 4u + 1u] = (uint8_t)(w_ >> 8);                                       \
-    dst[out * 4u + 2u] = (uint8_t)(w_ >> 16);                                      \
-    dst[out * 4u + 3u] = (uint8_t)(w_ >> 24);                                      \
-    ++out;                                                                         \
+/* Writes word w (its room below out_end checked by the caller), in place only over bytes already read. */
+#define SBK__WRITE_WORD(w)                                                                    \
+  do {                                                                                        \
+    if (in_place && out + 4 > in) return SBK_ERROR_CORRUPT;                                   \
+    sbk__spirv_store_word(out, (w));                                                          \
+    out += 4;                                                                                 \
   } while (0)
-  while (out < 5) {
-    uint64_t v;
-    SBK__READ_VARINT(v);
+  for (header = 0; header < 5; ++header) {
+    SBK__READ_VARINT();
     if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
     SBK__WRITE_WORD((uint32_t)v);
   }
-  while (out < total) {
-    uint64_t v, count;
+  while (out < out_end) {
+    const size_t words_left = (size_t)(out_end - out) / 4u;
+    uint64_t count;
     uint32_t opcode, result = 0;
-    const char* kinds;
+    sbk__spirv_kinds kinds;
     size_t j, at = 0;
     int has_result = 0;
-    SBK__READ_VARINT(v);
+    SBK__READ_VARINT();
     if (v == 0) { /* escape: the rest raw */
-      SBK__READ_VARINT(count);
-      if (count != total - out) return SBK_ERROR_CORRUPT;
-      while (out < total) {
-        uint32_t w;
-        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = sbk__get_u32(b + in);
-        in += 4u;
+      SBK__READ_VARINT();
+      if (v != words_left || (size_t)(in_end - in) < 4u * words_left) return SBK_ERROR_CORRUPT;
+      while (out < out_end) {
+        const uint32_t w = sbk__get_u32(in);
+        in += 4;
         SBK__WRITE_WORD(w);
       }
       break;
     }
     if (v > 0x10000u) return SBK_ERROR_CORRUPT;
     opcode = (uint32_t)(v - 1u);
-    SBK__READ_VARINT(count);
-    if (count == 0 || count > 0xFFFFu || count > total - out) return SBK_ERROR_CORRUPT;
+    SBK__READ_VARINT();
+    count = v;
+    if (count == 0 || count > 0xFFFFu || count > words_left) return SBK_ERROR_CORRUPT;
+    /* From here the instruction's `count` words fit below out_end. */
     SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
-    kinds = sbk__spirv_operands(opcode);
-    sbk__spirv_begin_instruction(&st, opcode);
+    kinds = sbk__spirv_kinds_of(opcode);
+    if (opcode == 54u) in_functions = 1; /* OpFunction: base is already the first local ID */
     for (j = 1; j < count; ++j) {
-      const char k = sbk__spirv_kind(kinds, at);
+      const uint32_t k = sbk__spirv_kind(&kinds, at);
       uint32_t w;
-      if (k == 'S') {
-        if (packed_size - in < 4u) return SBK_ERROR_CORRUPT;
-        w = sbk__get_u32(b + in);
-        in += 4u;
+      if (k == SBK__SPIRV_KIND_S) {
+        if (in_end - in < 4) return SBK_ERROR_CORRUPT;
+        w = sbk__get_u32(in);
+        in += 4;
         if (sbk__word_has_zero_byte(w)) ++at;
         SBK__WRITE_WORD(w);
         continue;
       }
       ++at;
-      if (k == 'R' && st.in_functions) {
-        w = st.next_local++;
+      if (k == SBK__SPIRV_KIND_R) {
+        if (in_functions) {
+          w = base++;
+        } else {
+          SBK__READ_VARINT();
+          if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
+          w = (uint32_t)v;
+          has_result = 1;
+          result = w;
+        }
       } else {
-        SBK__READ_VARINT(v);
-        if (k == 'T' || k == 'I') {
+        SBK__READ_VARINT();
+        if (k == SBK__SPIRV_KIND_I) {
           if (v > 0x1FFFFFFFFu) return SBK_ERROR_CORRUPT;
           if (v & 1u) {
             const uint32_t zigzag = (uint32_t)(v >> 1);
-            const uint32_t d = (zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1;
-            w = sbk__spirv_base(&st) - d;
+            w = base - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
           } else {
             w = (uint32_t)(v >> 1);
           }
@@ -372,29 +759,28 @@ static sbk_result sbk__spirv_unpack(const uint8_t* src, size_t packed_size, uint
           w = (uint32_t)v;
         }
       }
-      if (k == 'R') {
-        has_result = 1;
-        result = w;
-      }
       SBK__WRITE_WORD(w);
     }
-    if (has_result && result > st.max_id) st.max_id = result;
+    if (has_result && result > max_id) {
+      max_id = result;
+      base = max_id + 1u;
+    }
   }
 #undef SBK__READ_VARINT
 #undef SBK__WRITE_WORD
-  return in == packed_size ? SBK_OK : SBK_ERROR_CORRUPT;
+  return in == in_end ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
 SBK_API sbk_result sbk_spirv_unpack(const void* packed, size_t packed_size, void* out, size_t raw_size) {
   SBK_ASSERT((packed != NULL || packed_size == 0) && (out != NULL || raw_size == 0));
-  return sbk__spirv_unpack((const uint8_t*)packed, packed_size, (uint8_t*)out, raw_size, (size_t)-1);
+  return sbk__spirv_unpack_body((const uint8_t*)packed, packed_size, (uint8_t*)out, raw_size, 0);
 }
 
 SBK_API sbk_result sbk_spirv_unpack_in_place(void* buffer, size_t raw_size, size_t packed_size) {
   SBK_ASSERT(buffer != NULL || raw_size == 0);
   if (packed_size > raw_size) return SBK_ERROR_CORRUPT;
-  return sbk__spirv_unpack((const uint8_t*)buffer + (raw_size - packed_size), packed_size, (uint8_t*)buffer, raw_size,
-                           raw_size - packed_size);
+  return sbk__spirv_unpack_body((const uint8_t*)buffer + (raw_size - packed_size), packed_size, (uint8_t*)buffer,
+                                raw_size, 1);
 }
 
 #ifdef __cplusplus

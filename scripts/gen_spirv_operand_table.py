@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Writes the operand-kind switch of runtime_loader/shaderbake_spirv.h (sbk__spirv_operands) from the Khronos
-# SPIR-V grammar, in place between its "BEGIN GENERATED" and "END GENERATED" marker lines. The table is frozen
+# Writes the operand-kind table of runtime_loader/shaderbake_spirv.h (sbk__spirv_operand_kinds, one packed word
+# an opcode below 400) from the Khronos SPIR-V grammar, in place between its "BEGIN GENERATED" and
+# "END GENERATED" marker lines. The table is frozen
 # with the bundle format: it decides how packed modules are coded, so changing it needs a new format major.
 # --check (what the test spirv_operand_table_generated runs) changes nothing and exits 1 when the header's
 # table is not what the grammar gives, 77 when the grammar file is missing (the test is then skipped).
@@ -39,22 +40,34 @@ def kinds(operands):
     return out + ("*" + rest if rest else "")
 
 
+# A word of the table: bits 0-3 the count of fixed operand kinds (at most 12), bits 4-5 the kind of every
+# further word, then 2 bits a fixed kind from bit 6 on. Kind codes: L 0, I 1 (T is coded as I), R 2, S 3.
+KIND_CODES = {"L": 0, "I": 1, "T": 1, "R": 2, "S": 3}
+OPCODES = 400  # core instructions of SPIR-V 1.0-1.6; extensions' opcodes are coded as literals
+
+
+def packed_word(code):
+    fixed, _, rest = code.partition("*")
+    if len(fixed) > 12:
+        raise ValueError(f"{code}: more than 12 fixed operand kinds do not fit the table's word")
+    word = len(fixed) | KIND_CODES[rest or "L"] << 4
+    for i, kind in enumerate(fixed):
+        word |= KIND_CODES[kind] << (6 + 2 * i)
+    return word
+
+
 def table_lines(grammar):
-    groups = collections.OrderedDict()
+    entries = [(0, "", "")] * OPCODES
     for inst in grammar["instructions"]:
         opcode = inst["opcode"]
-        if opcode >= 400:  # core instructions of SPIR-V 1.0-1.6; extensions' opcodes are coded as literals
+        if opcode >= OPCODES:
             continue
-        groups.setdefault(kinds(inst.get("operands", [])), []).append(opcode)
+        code = kinds(inst.get("operands", []))
+        entries[opcode] = (packed_word(code), inst["opname"], code)
     lines = []
-    for code, opcodes in sorted(groups.items(), key=lambda item: item[1][0]):
-        line = "   "
-        for label in [f"case {op}:" for op in opcodes] + [f'return "{code}";']:
-            if len(line) + 1 + len(label) > 110:
-                lines.append(line + "\n")
-                line = "   "
-            line += " " + label
-        lines.append(line + "\n")
+    for opcode, (word, name, code) in enumerate(entries):
+        note = f" {name} {code}".rstrip() if name else ""
+        lines.append(f"    0x{word:08X}u, /* {opcode}{note} */\n")
     return lines
 
 

@@ -70,12 +70,12 @@ static int locals_in_definition_order(const uint32_t* words, size_t count) {
   int in_functions = 0;
   while (i < count) {
     const uint32_t opcode = words[i] & 0xFFFFu, n = words[i] >> 16;
-    const char* kinds = sbk__spirv_operands(opcode); /* which operand is the result */
+    const sbk__spirv_kinds kinds = sbk__spirv_kinds_of(opcode); /* which operand is the result */
     size_t k;
     uint32_t result = 0;
     if (n == 0 || n > count - i) return 0;
-    for (k = 0; kinds[k] != '\0' && kinds[k] != '*' && kinds[k] != 'S'; ++k)
-      if (kinds[k] == 'R' && k + 1 < n) result = words[i + 1 + k];
+    for (k = 0; k < kinds.fixed_count && sbk__spirv_kind(&kinds, k) != SBK__SPIRV_KIND_S; ++k)
+      if (sbk__spirv_kind(&kinds, k) == SBK__SPIRV_KIND_R && k + 1 < n) result = words[i + 1 + k];
     if (opcode == 54u && !in_functions) {
       in_functions = 1;
       next_local = max_global + 1u;
