@@ -986,7 +986,6 @@ static const uint8_t* sbk__section_bytes(const sbk_bundle* b, uint32_t type) {
   return b->data + b->section_offset[type];
 }
 
-
 /* A byte table (schemas/bundle.md): u32 item count N, u32 reserved, u32 end[N], then the items' bytes, item i
  * being bytes [end[i-1], end[i]) of them (end[-1] = 0). Open checks only that the ends fit; each item's bounds
  * are checked when it is read. */

@@ -485,7 +485,7 @@ static const uint32_t sbk__spirv_operand_kinds[SBK__SPIRV_OPCODES_WITH_KINDS] = 
     /* END GENERATED */
 };
 
-/* Coding state shared by sbk_spirv_pack and sbk__spirv_unpack. */
+/* Coding state shared by sbk_spirv_pack and sbk__spirv_unpack_body. */
 typedef struct sbk__spirv_state {
   uint32_t max_id;      /* the largest result ID so far (updated after each instruction) */
   uint32_t first_local; /* inside functions (from the first OpFunction on): IDs from here are local */
@@ -494,13 +494,13 @@ typedef struct sbk__spirv_state {
 } sbk__spirv_state;
 
 /* The reference base: the next local ID inside functions, else one past the largest result ID so far. */
-static uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
+static SBK__INLINE uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
   return st->in_functions ? st->next_local : st->max_id + 1u;
 }
 
 /* OpFunction (opcode 54), the first one: function-local IDs start after the largest result ID so far. Both
  * directions call it before an instruction's operands. */
-static void sbk__spirv_begin_instruction(sbk__spirv_state* st, uint32_t opcode) {
+static SBK__INLINE void sbk__spirv_begin_instruction(sbk__spirv_state* st, uint32_t opcode) {
   if (opcode == 54u && !st->in_functions) {
     st->in_functions = 1;
     st->first_local = st->next_local = st->max_id + 1u;
@@ -617,28 +617,20 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
   return SBK_OK;
 }
 
-/* Reads a varint of at most 5 bytes (35 bits) at src[*in], below `end`, into *v: 0 when it runs past the end
- * or past 5 bytes. Most operands are one byte, so that case is tested first. */
-static SBK__INLINE int sbk__spirv_read_varint(const uint8_t* src, size_t end, size_t* in, uint64_t* v) {
-  unsigned shift = 0;
-  size_t at = *in;
+/* Reads the varint at `in` (at most 5 bytes, 35 bits; `end` bounds it) into *v: where the next field starts,
+ * or NULL when it runs past the end or past 5 bytes. */
+static SBK__INLINE const uint8_t* sbk__spirv_read_varint(const uint8_t* in, const uint8_t* end, uint64_t* v) {
+  unsigned shift;
   uint64_t value = 0;
-  if (at < end && src[at] < 0x80u) {
-    *v = src[at];
-    *in = at + 1u;
-    return 1;
-  }
-  for (;;) {
+  for (shift = 0;; shift += 7u) {
     uint8_t byte;
-    if (at >= end || shift > 28u) return 0;
-    byte = src[at++];
+    if (in >= end || shift > 28u) return NULL;
+    byte = *in++;
     value |= (uint64_t)(byte & 0x7Fu) << shift;
     if (!(byte & 0x80u)) break;
-    shift += 7u;
   }
   *v = value;
-  *in = at;
-  return 1;
+  return in;
 }
 
 /* Stores w little-endian. On a little-endian host that is the word's own bytes: one store (the byte-wise form
@@ -656,32 +648,25 @@ static SBK__INLINE void sbk__spirv_store_word(uint8_t* p, uint32_t w) {
 
 /* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. `in_place` (a constant at each
  * call, so the check folds away where it is 0): src lies inside dst's buffer at its end, and a word is written
- * only over bytes already read.
- *
- * The coder's state is kept as the one number references are relative to: `base` is one past the largest
- * result ID before the functions, and the next implicit result ID inside them (at the first OpFunction the two
- * agree: sbk_spirv_pack's first local ID is one past the largest result so far). */
+ * only over bytes already read. */
 static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t packed_size, uint8_t* dst,
                                                      size_t raw_size, int in_place) {
   const uint8_t* in = src;
   const uint8_t* const in_end = src + packed_size;
   uint8_t* out = dst;
   uint8_t* const out_end = dst + raw_size;
-  uint32_t base = 1, max_id = 0;
-  int in_functions = 0;
+  sbk__spirv_state st;
   uint64_t v;
-  size_t header = 0;
+  int header;
   if (raw_size % 4u != 0 || raw_size < 20u || packed_size == 0) return SBK_ERROR_CORRUPT;
-/* Reads the next varint into v (1-byte values first: most operands), or fails. */
+  memset(&st, 0, sizeof st);
+/* Reads the next varint into v, or fails; most operands are one byte, read here without a call. */
 #define SBK__READ_VARINT()                                                                    \
   do {                                                                                        \
-    size_t at_ = (size_t)(in - src);                                                          \
-    if (in < in_end && *in < 0x80u) {                                                         \
+    if (in < in_end && *in < 0x80u)                                                           \
       v = *in++;                                                                              \
-    } else {                                                                                  \
-      if (!sbk__spirv_read_varint(src, packed_size, &at_, &v)) return SBK_ERROR_CORRUPT;      \
-      in = src + at_;                                                                         \
-    }                                                                                         \
+    else if ((in = sbk__spirv_read_varint(in, in_end, &v)) == NULL)                           \
+      return SBK_ERROR_CORRUPT;                                                               \
   } while (0)
 /* Writes word w (its room below out_end checked by the caller), in place only over bytes already read. */
 #define SBK__WRITE_WORD(w)                                                                    \
@@ -721,7 +706,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     /* From here the instruction's `count` words fit below out_end. */
     SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
     kinds = sbk__spirv_kinds_of(opcode);
-    if (opcode == 54u) in_functions = 1; /* OpFunction: base is already the first local ID */
+    sbk__spirv_begin_instruction(&st, opcode);
     for (j = 1; j < count; ++j) {
       const uint32_t k = sbk__spirv_kind(&kinds, at);
       uint32_t w;
@@ -735,22 +720,22 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
       }
       ++at;
       if (k == SBK__SPIRV_KIND_R) {
-        if (in_functions) {
-          w = base++;
+        if (st.in_functions) {
+          w = st.next_local++; /* implicit */
         } else {
           SBK__READ_VARINT();
           if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
           w = (uint32_t)v;
-          has_result = 1;
-          result = w;
         }
+        has_result = 1;
+        result = w;
       } else {
         SBK__READ_VARINT();
         if (k == SBK__SPIRV_KIND_I) {
           if (v > 0x1FFFFFFFFu) return SBK_ERROR_CORRUPT;
           if (v & 1u) {
             const uint32_t zigzag = (uint32_t)(v >> 1);
-            w = base - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
+            w = sbk__spirv_base(&st) - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
           } else {
             w = (uint32_t)(v >> 1);
           }
@@ -761,10 +746,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
       }
       SBK__WRITE_WORD(w);
     }
-    if (has_result && result > max_id) {
-      max_id = result;
-      base = max_id + 1u;
-    }
+    if (has_result && result > st.max_id) st.max_id = result;
   }
 #undef SBK__READ_VARINT
 #undef SBK__WRITE_WORD

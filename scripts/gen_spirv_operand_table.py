@@ -2,14 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Writes the operand-kind table of runtime_loader/shaderbake_spirv.h (sbk__spirv_operand_kinds, one packed word
 # an opcode below 400) from the Khronos SPIR-V grammar, in place between its "BEGIN GENERATED" and
-# "END GENERATED" marker lines. The table is frozen
-# with the bundle format: it decides how packed modules are coded, so changing it needs a new format major.
+# "END GENERATED" marker lines. The table is frozen with the bundle format: it decides how packed modules are
+# coded, so changing it needs a new format major.
 # --check (what the test spirv_operand_table_generated runs) changes nothing and exits 1 when the header's
 # table is not what the grammar gives, 77 when the grammar file is missing (the test is then skipped).
 # Usage: scripts/gen_spirv_operand_table.py [--check] [--grammar GRAMMAR.json] [--header HEADER]
 #   GRAMMAR defaults to /usr/include/spirv/unified1/spirv.core.grammar.json (Debian: spirv-headers)
 import argparse
-import collections
 import difflib
 import json
 import os
