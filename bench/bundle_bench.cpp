@@ -485,24 +485,37 @@ struct RealBundle {
   sbk_bundle bundle{};    // as opened: every dictionary read loads the raw dictionary
   sbk_bundle prepared{};  // the same file after sbk_bundle_prepare_dictionary
   std::vector<uint32_t> modules;  // every module index, in bundle order
+  std::vector<uint32_t> read_order;  // the same, in sbk_bundle_module_read_order
   uint32_t largest = 0;
   uint64_t raw_bytes = 0, compressed_bytes = 0;
   std::vector<uint8_t> out;
 };
 std::unique_ptr<RealBundle> g_real;
 
-// sbk_bundle_read_module over every module in turn (or the largest one again and again): without a caller
-// DCtx, with one, and with one on a prepared bundle (the way a renderer is told to read).
-enum class ReadWay { no_dctx, dctx, dctx_prepared };
+// Every module in turn (or the largest one again and again): sbk_bundle_read_module without a caller DCtx,
+// with one, and with one on a prepared bundle (the way a renderer reading now and then is told to read); a
+// module reader on the prepared bundle, in index order and in sbk_bundle_module_read_order (the way code
+// reading many modules is told to read).
+enum class ReadWay { no_dctx, dctx, dctx_prepared, reader, reader_in_read_order };
 void read_modules(benchmark::State& state, ReadWay way, bool largest_only) {
   RealBundle& r = *g_real;
-  const sbk_bundle& bundle = way == ReadWay::dctx_prepared ? r.prepared : r.bundle;
-  ZSTD_DCtx* dctx = way != ReadWay::no_dctx ? ZSTD_createDCtx() : nullptr;
+  const bool prepared = way != ReadWay::no_dctx && way != ReadWay::dctx;
+  const bool use_reader = way == ReadWay::reader || way == ReadWay::reader_in_read_order;
+  const sbk_bundle& bundle = prepared ? r.prepared : r.bundle;
+  const std::vector<uint32_t>& order = way == ReadWay::reader_in_read_order ? r.read_order : r.modules;
+  ZSTD_DCtx* dctx = way != ReadWay::no_dctx && !use_reader ? ZSTD_createDCtx() : nullptr;
+  sbk_module_reader reader{};
+  if (use_reader && sbk_module_reader_init(&reader, &bundle) != SBK_OK) {
+    state.SkipWithError("no module reader");
+    return;
+  }
   size_t i = 0, size = 0;
   uint64_t bytes = 0;
   for (auto _ : state) {
-    const uint32_t m = largest_only ? r.largest : r.modules[i];
-    if (sbk_bundle_read_module(&bundle, m, r.out.data(), r.out.size(), &size, dctx) != SBK_OK) {
+    const uint32_t m = largest_only ? r.largest : order[i];
+    const sbk_result result = use_reader ? sbk_module_reader_read(&reader, m, r.out.data(), r.out.size(), &size)
+                                         : sbk_bundle_read_module(&bundle, m, r.out.data(), r.out.size(), &size, dctx);
+    if (result != SBK_OK) {
       state.SkipWithError("read_module failed");
       break;
     }
@@ -511,6 +524,7 @@ void read_modules(benchmark::State& state, ReadWay way, bool largest_only) {
     if (++i == r.modules.size()) i = 0;
   }
   if (dctx) ZSTD_freeDCtx(dctx);
+  sbk_module_reader_free(&reader);
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.counters["modules"] = static_cast<double>(r.modules.size());
   state.counters["mean_raw_B"] = static_cast<double>(r.raw_bytes) / static_cast<double>(r.modules.size());
@@ -537,6 +551,8 @@ bool open_real(const std::string& path) {
   sbk_bundle_section(&r->bundle, SBK_SECTION_DICTIONARY, &dict_size);
   if (sbk_bundle_open_file(&r->prepared, path.c_str()) != SBK_OK || sbk_bundle_prepare_dictionary(&r->prepared) != SBK_OK)
     return false;
+  r->read_order.resize(r->modules.size());
+  if (sbk_bundle_module_read_order(&r->bundle, r->read_order.data()) != SBK_OK) return false;
   std::fprintf(stderr, "bundle_bench: %s: %zu modules, %.1f KiB SPIR-V -> %.1f KiB frames + %.1f KiB dictionary, largest %u B\n",
                path.c_str(), r->modules.size(), r->raw_bytes / 1024.0, r->compressed_bytes / 1024.0, dict_size / 1024.0,
                largest_size);
@@ -615,6 +631,12 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMicrosecond);
       RegisterBenchmark(("read_module/dctx+prepared" + what).c_str(), read_modules, ReadWay::dctx_prepared, largest)
           ->Unit(benchmark::kMicrosecond);
+      RegisterBenchmark(("read_module/reader+prepared" + what).c_str(), read_modules, ReadWay::reader, largest)
+          ->Unit(benchmark::kMicrosecond);
+      if (!largest)
+        RegisterBenchmark("read_module/reader+prepared/all_in_read_order", read_modules, ReadWay::reader_in_read_order,
+                          false)
+            ->Unit(benchmark::kMicrosecond);
     }
   } else {
     std::fprintf(stderr, "bundle_bench: no --sbk-bundle=PATH: module read benchmarks skipped\n");

@@ -307,5 +307,13 @@ for n in both:
 for label, mine, other in (("format2", old, new), ("format3", new, old)):
     only = [n for n in mine if n not in other]
     if only:
-        print(f"only {label} has: {', '.join(only)}")
+        print(f"\nonly {label} has these (ratio: against format2's read_module/dctx+prepared of the same modules, "
+              f"where both have it):")
+        print(f"| benchmark | {label} | ratio | rounds |")
+        print("|---|---:|---:|---|")
+        for n in only:
+            m = statistics.median(mine[n][1])
+            ref = "read_module/dctx+prepared/" + ("largest" if n.endswith("/largest") else "all")
+            r = f"{m / statistics.median(old[ref][1]):.3f}" if label == "format3" and ref in old else "-"
+            print(f"| {n} | {fmt(m)} | {r} | {' '.join(fmt(x) for x in mine[n][0])} |")
 EOF

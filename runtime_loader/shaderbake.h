@@ -26,10 +26,11 @@
  *  - no allocation on lookup: key encoders, probes (sbk_bundle_find, sbk_bundle_entry_at) and accessors
  *    allocate nothing. What allocates says so: sbk_bundle_open_file (a heap copy where there is no mmap),
  *    sbk_bundle_prepare_dictionary, and decompression (sbk_bundle_read_module without a caller's ZSTD_DCtx or
- *    for a module with a parent, sbk_bundle_read_report);
+ *    for a module with a parent, sbk_module_reader_init and a reader's read that grows its block,
+ *    sbk_bundle_module_read_order, sbk_bundle_read_report);
  *  - thread-safe and re-entrant: an open bundle is immutable (once sbk_bundle_prepare_dictionary, if called,
  *    has returned), and every function taking a const sbk_bundle* may run on any number of threads at once,
- *    each call with its own outputs (and ZSTD_DCtx, if it passes one);
+ *    each call with its own outputs (and ZSTD_DCtx or module reader, if it uses one);
  *  - caller mistakes (NULL where a pointer is required) are checked with SBK_ASSERT, which you may
  *    define before the implementation to your own assert;
  *  - bad *data* (a state with out-of-range enums or counts, a damaged bundle) is never asserted on: it gets
@@ -436,10 +437,43 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
  * the decoding alone. A module with a parent (info.parent) is decoded against a raw prefix of the dictionary's
  * bytes and the parent's content: the call decodes the parent first (with the prepared dictionary, if any) into
  * a heap block of the dictionary's size plus the parent's, freed before it returns; a raw prefix needs no
- * tables built, so such a read costs about two parentless reads (bench/README.md, the loader).
+ * tables built, so such a read costs about two parentless reads (bench/README.md, the loader). Code that
+ * reads many modules uses a module reader (below) instead, which keeps that block from one read to the next.
  * *size_out gets the raw size (also on SBK_ERROR_BUFFER_TOO_SMALL). */
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
                                           size_t* size_out, void* zstd_dctx);
+
+/* A module reader: reads modules of one bundle keeping what one read can hand the next, for code that reads
+ * many (a renderer warming up, the tool). It owns a ZSTD_DCtx and a block holding the DICTIONARY section's
+ * bytes, copied once, followed by the content of the last parent it decoded: a module with a parent then costs
+ * no allocation and no dictionary copy, and modules that share a parent (sbk_bundle_module_read_order puts
+ * them together) decode it once. Output and checks as sbk_bundle_read_module's; on a prepared bundle
+ * (sbk_bundle_prepare_dictionary) parentless modules decode with the digested dictionary. One thread at a time
+ * per reader; any number of readers per bundle, which must outlive them. The fields are private. */
+typedef struct sbk_module_reader {
+  const sbk_bundle* bundle;
+  void* zstd_dctx;        /* ZSTD_DCtx*, owned */
+  uint8_t* prefix;        /* dictionary_size bytes of the dictionary, then parent prefix_parent's content */
+  size_t prefix_capacity;
+  size_t dictionary_size;
+  uint32_t prefix_parent; /* SBK_NO_MODULE while the block holds no parent */
+} sbk_module_reader;
+
+/* SBK_ERROR_OUT_OF_MEMORY when the context or the block cannot be allocated (the reader is then freed). */
+SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_bundle* bundle);
+
+/* Reads module `module` like sbk_bundle_read_module. Allocates only to grow its block for a larger parent. */
+SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t module, void* out, size_t capacity,
+                                          size_t* size_out);
+
+/* Frees what the reader holds. Safe on a freed or zeroed reader. */
+SBK_API void sbk_module_reader_free(sbk_module_reader* reader);
+
+/* Fills `order` (sbk_bundle_module_count entries) with every module index once, in the order that serves a
+ * reader best: each module without a parent, followed by the modules that have it as parent; groups in the
+ * order of their parent's index, children by index. SBK_ERROR_CORRUPT when a module's row fails
+ * sbk_bundle_module_info; SBK_ERROR_OUT_OF_MEMORY when its scratch (8 bytes a module) cannot be allocated. */
+SBK_API sbk_result sbk_bundle_module_read_order(const sbk_bundle* bundle, uint32_t* order);
 
 /* Layout contract `layout`. Layouts have no checksum of their own, so each call verifies the checksum of the
  * whole LAYOUTS section (272 bytes a layout; a bundle holds few distinct layouts) before reading it:
@@ -1702,25 +1736,46 @@ static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_
   return (!ZSTD_isError(n) && n == raw_size) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
-/* Decodes the frame of a module that has a parent: its raw prefix is the DICTIONARY section's bytes (when flag
- * bit 0 says so) followed by the parent's decoded frame content, assembled in a scratch block of the heap. The
- * parent must have no parent of its own. */
+/* The parent of a module that has one (row `e`, `info` from sbk_bundle_module_info): its row, info and payload
+ * size, and how many bytes of the DICTIONARY section precede the parent's content in the child's raw prefix
+ * (the whole section when the child's flag bit 0 says so, else none). The parent must have no parent itself. */
+static sbk_result sbk__parent_of(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
+                                 const uint8_t** parent_row, sbk_module_info* parent_info, size_t* parent_payload,
+                                 size_t* dict_size) {
+  sbk_result r = sbk_bundle_module_info(b, info->parent, parent_info);
+  if (r != SBK_OK) return r == SBK_NOT_FOUND ? SBK_ERROR_CORRUPT : r;
+  if (parent_info->parent != SBK_NO_MODULE) return SBK_ERROR_CORRUPT;
+  *parent_row = sbk__module_entry(b, info->parent);
+  *parent_payload = sbk__payload_size(b, *parent_row);
+  *dict_size = 0;
+  if (sbk__module_flags(e) & 1u) {
+    if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+    *dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
+  }
+  return SBK_OK;
+}
+
+/* Decodes the frame of row `e` (exactly payload_size bytes) against `prefix` as raw content: no dictionary
+ * parsing, no tables to build; the prefix serves this one frame. */
+static sbk_result sbk__decompress_with_prefix(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
+                                              const uint8_t* prefix, size_t prefix_size, void* out,
+                                              size_t payload_size, ZSTD_DCtx* dctx) {
+  size_t n = ZSTD_DCtx_refPrefix(dctx, prefix, prefix_size);
+  if (!ZSTD_isError(n)) n = ZSTD_decompressDCtx(dctx, out, payload_size, sbk__frame_of(b, e), info->compressed_size);
+  return (!ZSTD_isError(n) && n == payload_size) ? SBK_OK : SBK_ERROR_CORRUPT;
+}
+
+/* Decodes the frame of a module that has a parent: its raw prefix (the dictionary's bytes, if the child uses
+ * them, then the parent's decoded frame content) is assembled in a scratch block of the heap. */
 static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
                                         void* out, size_t payload_size, void* caller_dctx) {
   sbk_module_info parent_info;
   const uint8_t* pe;
-  size_t dict_size = 0, parent_payload, n;
+  size_t dict_size, parent_payload;
   uint8_t* scratch;
   ZSTD_DCtx* dctx = (ZSTD_DCtx*)caller_dctx;
-  sbk_result r = sbk_bundle_module_info(b, info->parent, &parent_info);
-  if (r != SBK_OK) return r == SBK_NOT_FOUND ? SBK_ERROR_CORRUPT : r;
-  if (parent_info.parent != SBK_NO_MODULE) return SBK_ERROR_CORRUPT;
-  pe = sbk__module_entry(b, info->parent);
-  parent_payload = sbk__payload_size(b, pe);
-  if (sbk__module_flags(e) & 1u) {
-    if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
-    dict_size = (size_t)b->section_size[SBK_SECTION_DICTIONARY];
-  }
+  sbk_result r = sbk__parent_of(b, e, info, &pe, &parent_info, &parent_payload, &dict_size);
+  if (r != SBK_OK) return r;
   scratch = (uint8_t*)malloc(dict_size + parent_payload);
   if (scratch == NULL) return SBK_ERROR_OUT_OF_MEMORY;
   /* One context for both frames, the caller's or one of this call's. */
@@ -1731,15 +1786,20 @@ static sbk_result sbk__decompress_child(const sbk_bundle* b, const uint8_t* e, c
   if (dict_size) memcpy(scratch, sbk__section_bytes(b, SBK_SECTION_DICTIONARY), dict_size);
   r = sbk__decompress(b, sbk__frame_of(b, pe), parent_info.compressed_size, scratch + dict_size, parent_payload,
                       (int)(sbk__module_flags(pe) & 1u), dctx);
-  if (r == SBK_OK) {
-    /* A raw prefix (no dictionary parsing, no tables to build); it serves this one frame. */
-    n = ZSTD_DCtx_refPrefix(dctx, scratch, dict_size + parent_payload);
-    if (!ZSTD_isError(n)) n = ZSTD_decompressDCtx(dctx, out, payload_size, sbk__frame_of(b, e), info->compressed_size);
-    if (ZSTD_isError(n) || n != payload_size) r = SBK_ERROR_CORRUPT;
-  }
+  if (r == SBK_OK)
+    r = sbk__decompress_with_prefix(b, e, info, scratch, dict_size + parent_payload, out, payload_size, dctx);
   if (caller_dctx == NULL) ZSTD_freeDCtx(dctx);
   free(scratch);
   return r;
+}
+
+/* The last step of every module read: a packed payload (at the end of `out`) unpacked in place, then the raw
+ * checksum. */
+static sbk_result sbk__finish_module(const uint8_t* e, const sbk_module_info* info, void* out,
+                                     size_t payload_size) {
+  if ((sbk__module_flags(e) & 2u) && sbk_spirv_unpack_in_place(out, info->raw_size, payload_size) != SBK_OK)
+    return SBK_ERROR_CORRUPT;
+  return XXH3_64bits(out, info->raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
 SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t module, void* out, size_t capacity,
@@ -1765,9 +1825,126 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   else
     r = sbk__decompress(bundle, sbk__frame_of(bundle, e), info.compressed_size, payload_at, payload_size,
                         (int)(sbk__module_flags(e) & 1u), zstd_dctx);
-  if (r == SBK_OK && (sbk__module_flags(e) & 2u)) r = sbk_spirv_unpack_in_place(out, info.raw_size, payload_size);
+  return r == SBK_OK ? sbk__finish_module(e, &info, out, payload_size) : r;
+}
+
+SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_bundle* bundle) {
+  SBK_ASSERT(reader != NULL && bundle != NULL);
+  memset(reader, 0, sizeof *reader);
+  reader->bundle = bundle;
+  reader->prefix_parent = SBK_NO_MODULE;
+  reader->zstd_dctx = ZSTD_createDCtx();
+  if (reader->zstd_dctx == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  if (bundle->section_offset[SBK_SECTION_DICTIONARY] != 0) {
+    reader->dictionary_size = (size_t)bundle->section_size[SBK_SECTION_DICTIONARY];
+    reader->prefix_capacity = reader->dictionary_size;
+    reader->prefix = (uint8_t*)malloc(reader->prefix_capacity ? reader->prefix_capacity : 1u);
+    if (reader->prefix == NULL) {
+      sbk_module_reader_free(reader);
+      return SBK_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(reader->prefix, sbk__section_bytes(bundle, SBK_SECTION_DICTIONARY), reader->dictionary_size);
+  }
+  return SBK_OK;
+}
+
+SBK_API void sbk_module_reader_free(sbk_module_reader* reader) {
+  SBK_ASSERT(reader != NULL);
+  ZSTD_freeDCtx((ZSTD_DCtx*)reader->zstd_dctx);
+  free(reader->prefix);
+  memset(reader, 0, sizeof *reader);
+  reader->prefix_parent = SBK_NO_MODULE;
+}
+
+/* Makes the reader's block hold the dictionary's bytes, then the content of parent module `parent` (row `pe`):
+ * decoded now unless it already holds that parent. */
+static sbk_result sbk__reader_hold_parent(sbk_module_reader* reader, uint32_t parent, const uint8_t* pe,
+                                          const sbk_module_info* parent_info, size_t parent_payload) {
+  const sbk_bundle* b = reader->bundle;
+  sbk_result r;
+  if (reader->prefix_parent == parent) return SBK_OK;
+  reader->prefix_parent = SBK_NO_MODULE;
+  if (reader->dictionary_size + parent_payload > reader->prefix_capacity) {
+    uint8_t* grown = (uint8_t*)realloc(reader->prefix, reader->dictionary_size + parent_payload);
+    if (grown == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+    reader->prefix = grown;
+    reader->prefix_capacity = reader->dictionary_size + parent_payload;
+  }
+  r = sbk__decompress(b, sbk__frame_of(b, pe), parent_info->compressed_size, reader->prefix + reader->dictionary_size,
+                      parent_payload, (int)(sbk__module_flags(pe) & 1u), reader->zstd_dctx);
+  if (r == SBK_OK) reader->prefix_parent = parent;
+  return r;
+}
+
+SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t module, void* out, size_t capacity,
+                                          size_t* size_out) {
+  const sbk_bundle* b;
+  sbk_module_info info;
+  const uint8_t* e;
+  uint8_t* payload_at;
+  size_t payload_size;
+  sbk_result r;
+  SBK_ASSERT(reader != NULL && reader->bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  b = reader->bundle;
+  *size_out = 0;
+  r = sbk_bundle_module_info(b, module, &info);
   if (r != SBK_OK) return r;
-  return XXH3_64bits(out, info.raw_size) == sbk__get_u64(e + 16) ? SBK_OK : SBK_ERROR_CORRUPT;
+  e = sbk__module_entry(b, module);
+  *size_out = info.raw_size;
+  if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
+  payload_size = sbk__payload_size(b, e);
+  payload_at = (uint8_t*)out + (info.raw_size - payload_size);
+  if (info.parent != SBK_NO_MODULE) {
+    sbk_module_info parent_info;
+    const uint8_t* pe;
+    size_t dict_size, parent_payload;
+    r = sbk__parent_of(b, e, &info, &pe, &parent_info, &parent_payload, &dict_size);
+    if (r == SBK_OK) r = sbk__reader_hold_parent(reader, info.parent, pe, &parent_info, parent_payload);
+    /* The prefix ends with the parent's content; a child that does not use the dictionary starts after it. */
+    if (r == SBK_OK)
+      r = sbk__decompress_with_prefix(b, e, &info, reader->prefix + (reader->dictionary_size - dict_size),
+                                      dict_size + parent_payload, payload_at, payload_size,
+                                      (ZSTD_DCtx*)reader->zstd_dctx);
+  } else if (module == reader->prefix_parent) {
+    /* The block holds this module's payload, decoded and checked against its frame's size already. */
+    memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
+  } else {
+    r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
+                        (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);
+  }
+  return r == SBK_OK ? sbk__finish_module(e, &info, out, payload_size) : r;
+}
+
+SBK_API sbk_result sbk_bundle_module_read_order(const sbk_bundle* bundle, uint32_t* order) {
+  /* A counting sort by group. scratch: n + 1 group starts (start[g]: where the group of parent g begins), then
+   * each module's parent. */
+  uint32_t n, m, at = 0;
+  uint32_t *start, *parent;
+  SBK_ASSERT(bundle != NULL && (order != NULL || bundle->module_count == 0));
+  n = bundle->module_count;
+  start = (uint32_t*)calloc(2u * (size_t)n + 1u, sizeof *start);
+  if (start == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  parent = start + n + 1;
+  for (m = 0; m < n; ++m) { /* first the size of each group, held at start[its parent] */
+    sbk_module_info info;
+    if (sbk_bundle_module_info(bundle, m, &info) != SBK_OK) {
+      free(start);
+      return SBK_ERROR_CORRUPT;
+    }
+    parent[m] = info.parent;
+    ++start[info.parent == SBK_NO_MODULE ? m : info.parent];
+  }
+  for (m = 0; m < n; ++m) {
+    const uint32_t size = start[m];
+    start[m] = at;
+    at += size;
+  }
+  for (m = 0; m < n; ++m) /* a parent first in its group, */
+    if (parent[m] == SBK_NO_MODULE) order[start[m]++] = m;
+  for (m = 0; m < n; ++m) /* then its children, by index */
+    if (parent[m] != SBK_NO_MODULE) order[start[parent[m]]++] = m;
+  free(start);
+  return SBK_OK;
 }
 
 SBK_API sbk_result sbk_bundle_layout(const sbk_bundle* bundle, uint32_t layout, sbk_layout* out) {

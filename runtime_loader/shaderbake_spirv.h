@@ -646,9 +646,104 @@ static SBK__INLINE void sbk__spirv_store_word(uint8_t* p, uint32_t w) {
 #endif
 }
 
+/* Reads the varint at `in` whose first byte has been seen to continue, with no bound: the caller has shown
+ * that 5 bytes are there. Where the next field starts, or NULL past 5 bytes. */
+static SBK__INLINE const uint8_t* sbk__spirv_read_varint_unbounded(const uint8_t* in, uint64_t* v) {
+  uint64_t value = (uint64_t)(*in++ & 0x7Fu);
+  unsigned shift;
+  for (shift = 7u;; shift += 7u) {
+    const uint8_t byte = *in++;
+    value |= (uint64_t)(byte & 0x7Fu) << shift;
+    if (!(byte & 0x80u)) break;
+    if (shift == 28u) return NULL;
+  }
+  *v = value;
+  return in;
+}
+
+/* Decodes the operands (words 1 to count-1) of one instruction at `in` into *out_p, which advances. Constant
+ * at each call, so that each use compiles to its own loop: `in_functions` (st->in_functions: results are
+ * implicit, and the reference base moves with them), and `checked`: every read is held against in_end and, in
+ * place, every store against the read position. Unchecked is for an instruction the caller has shown fits:
+ * at least 5 bytes to read per operand and, in place, all its words below the read position, so no store can
+ * overtake a read. Returns where the next field starts, or NULL when the input is corrupt. */
+static SBK__INLINE const uint8_t* sbk__spirv_unpack_operands(const uint8_t* in, const uint8_t* in_end,
+                                                            uint8_t** out_p, uint32_t count, uint32_t opcode,
+                                                            sbk__spirv_state* st, int in_functions, int checked,
+                                                            int in_place) {
+  const sbk__spirv_kinds kinds = sbk__spirv_kinds_of(opcode);
+  /* The kinds as a shift register: the fixed ones first, then `rest` repeated, shifted in from the top. */
+  const uint64_t rest_top = (uint64_t)kinds.rest << 62;
+  uint64_t reg = (uint64_t)kinds.fixed | ((0x5555555555555555ull * kinds.rest) << (2u * kinds.fixed_count));
+  /* The reference base: inside functions the next local ID, which each (implicit) result advances; before,
+   * one past the largest result ID of the instructions so far. */
+  uint32_t base = in_functions ? st->next_local : st->max_id + 1u;
+  uint8_t* out = *out_p;
+  uint8_t* const end = out + 4u * (size_t)(count - 1u);
+  uint32_t result = 0;
+  uint64_t v;
+/* Reads the next varint into v; most operands are one byte, read here without a call. */
+#define SBK__READ_VARINT()                                                                         \
+  do {                                                                                             \
+    if (checked) {                                                                                 \
+      if (in < in_end && *in < 0x80u)                                                              \
+        v = *in++;                                                                                 \
+      else if ((in = sbk__spirv_read_varint(in, in_end, &v)) == NULL)                              \
+        return NULL;                                                                               \
+    } else if (*in < 0x80u) {                                                                      \
+      v = *in++;                                                                                   \
+    } else if (in[1] < 0x80u) {                                                                    \
+      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;                                        \
+      in += 2;                                                                                     \
+    } else if ((in = sbk__spirv_read_varint_unbounded(in, &v)) == NULL) {                          \
+      return NULL;                                                                                 \
+    }                                                                                              \
+  } while (0)
+  while (out != end) {
+    const uint32_t k = (uint32_t)(reg & 3u);
+    uint32_t w;
+    if (k == SBK__SPIRV_KIND_S) {
+      if (checked && in_end - in < 4) return NULL;
+      w = sbk__get_u32(in);
+      in += 4;
+      if (sbk__word_has_zero_byte(w)) reg = (reg >> 2) | rest_top;
+    } else if (in_functions && k == SBK__SPIRV_KIND_R) {
+      reg = (reg >> 2) | rest_top;
+      w = base++; /* implicit */
+    } else {
+      reg = (reg >> 2) | rest_top;
+      SBK__READ_VARINT();
+      if (k == SBK__SPIRV_KIND_I) {
+        if (v > 0x1FFFFFFFFu) return NULL;
+        if (v & 1u) {
+          const uint32_t zigzag = (uint32_t)(v >> 1);
+          w = base - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
+        } else {
+          w = (uint32_t)(v >> 1);
+        }
+      } else {
+        if (v > 0xFFFFFFFFu) return NULL;
+        w = (uint32_t)v;
+        if (!in_functions && k == SBK__SPIRV_KIND_R && w > result) result = w;
+      }
+    }
+    if (checked && in_place && out + 4 > in) return NULL;
+    sbk__spirv_store_word(out, w);
+    out += 4;
+  }
+#undef SBK__READ_VARINT
+  if (in_functions)
+    st->next_local = base;
+  else if (result > st->max_id)
+    st->max_id = result;
+  *out_p = out;
+  return in;
+}
+
 /* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. `in_place` (a constant at each
  * call, so the check folds away where it is 0): src lies inside dst's buffer at its end, and a word is written
- * only over bytes already read. */
+ * only over bytes already read. An instruction with room to spare (most of a module: only its tail comes close
+ * to the end of the input or, in place, to the read position) is decoded without per-operand bounds checks. */
 static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t packed_size, uint8_t* dst,
                                                      size_t raw_size, int in_place) {
   const uint8_t* in = src;
@@ -660,7 +755,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
   int header;
   if (raw_size % 4u != 0 || raw_size < 20u || packed_size == 0) return SBK_ERROR_CORRUPT;
   memset(&st, 0, sizeof st);
-/* Reads the next varint into v, or fails; most operands are one byte, read here without a call. */
+/* Reads the next varint into v, or fails. */
 #define SBK__READ_VARINT()                                                                    \
   do {                                                                                        \
     if (in < in_end && *in < 0x80u)                                                           \
@@ -682,11 +777,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
   }
   while (out < out_end) {
     const size_t words_left = (size_t)(out_end - out) / 4u;
-    uint64_t count;
-    uint32_t opcode, result = 0;
-    sbk__spirv_kinds kinds;
-    size_t j, at = 0;
-    int has_result = 0;
+    uint32_t opcode, count;
     SBK__READ_VARINT();
     if (v == 0) { /* escape: the rest raw */
       SBK__READ_VARINT();
@@ -701,52 +792,18 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     if (v > 0x10000u) return SBK_ERROR_CORRUPT;
     opcode = (uint32_t)(v - 1u);
     SBK__READ_VARINT();
-    count = v;
-    if (count == 0 || count > 0xFFFFu || count > words_left) return SBK_ERROR_CORRUPT;
+    if (v == 0 || v > 0xFFFFu || v > words_left) return SBK_ERROR_CORRUPT;
+    count = (uint32_t)v;
     /* From here the instruction's `count` words fit below out_end. */
-    SBK__WRITE_WORD((uint32_t)count << 16 | opcode);
-    kinds = sbk__spirv_kinds_of(opcode);
+    SBK__WRITE_WORD(count << 16 | opcode);
     sbk__spirv_begin_instruction(&st, opcode);
-    for (j = 1; j < count; ++j) {
-      const uint32_t k = sbk__spirv_kind(&kinds, at);
-      uint32_t w;
-      if (k == SBK__SPIRV_KIND_S) {
-        if (in_end - in < 4) return SBK_ERROR_CORRUPT;
-        w = sbk__get_u32(in);
-        in += 4;
-        if (sbk__word_has_zero_byte(w)) ++at;
-        SBK__WRITE_WORD(w);
-        continue;
-      }
-      ++at;
-      if (k == SBK__SPIRV_KIND_R) {
-        if (st.in_functions) {
-          w = st.next_local++; /* implicit */
-        } else {
-          SBK__READ_VARINT();
-          if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
-          w = (uint32_t)v;
-        }
-        has_result = 1;
-        result = w;
-      } else {
-        SBK__READ_VARINT();
-        if (k == SBK__SPIRV_KIND_I) {
-          if (v > 0x1FFFFFFFFu) return SBK_ERROR_CORRUPT;
-          if (v & 1u) {
-            const uint32_t zigzag = (uint32_t)(v >> 1);
-            w = sbk__spirv_base(&st) - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
-          } else {
-            w = (uint32_t)(v >> 1);
-          }
-        } else {
-          if (v > 0xFFFFFFFFu) return SBK_ERROR_CORRUPT;
-          w = (uint32_t)v;
-        }
-      }
-      SBK__WRITE_WORD(w);
-    }
-    if (has_result && result > st.max_id) st.max_id = result;
+    if ((size_t)(in_end - in) >= 5u * (size_t)count && (!in_place || out + 4u * (size_t)count <= in))
+      in = st.in_functions ? sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 1, 0, in_place)
+                           : sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 0, 0, in_place);
+    else
+      in = st.in_functions ? sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 1, 1, in_place)
+                           : sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 0, 1, in_place);
+    if (in == NULL) return SBK_ERROR_CORRUPT;
   }
 #undef SBK__READ_VARINT
 #undef SBK__WRITE_WORD

@@ -2,13 +2,13 @@
 #include "lib/bundle/bundle_verify.hpp"
 
 #include <xxhash.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -557,7 +557,9 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   for (const sbk_dynamic_fallback& d : dynamic) wanted[d.vertex_module] = wanted[d.fragment_module] = true;
 
   std::vector<ModuleFacts> facts(module_count);
-  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  sbk_module_reader reader{};
+  if (sbk_module_reader_init(&reader, &b) != SBK_OK) throw std::bad_alloc();
+  const std::unique_ptr<sbk_module_reader, decltype(&sbk_module_reader_free)> reader_owner(&reader, &sbk_module_reader_free);
   for (uint32_t m = 0; m < module_count; ++m) {
     if (!wanted[m]) continue;
     ++modules.checked;
@@ -572,7 +574,7 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
     // One module's words at a time: module_info bounds raw_size by 64 MiB, and nothing is kept past the pass.
     std::vector<uint32_t> words(info.raw_size / 4);
     size_t size = 0;
-    r = sbk_bundle_read_module(&b, m, words.data(), words.size() * 4, &size, dctx.get());
+    r = sbk_module_reader_read(&reader, m, words.data(), words.size() * 4, &size);
     if (r != SBK_OK) {
       modules.failures.push_back(name + ": cannot be decoded: " + sbk_result_name(r));
       continue;

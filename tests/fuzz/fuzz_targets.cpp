@@ -231,16 +231,28 @@ void exercise_bundle(sbk_bundle& bundle) {
     require(got == info.raw_size || r != SBK_OK);
   }
   // Then through the digested dictionary, as a renderer reads: a damaged dictionary section is refused, or
-  // every read still ends in an error or bytes whose checksum holds.
+  // every read still ends in an error or bytes whose checksum holds. A module reader reads each module too
+  // (in the read order when the module table gives one), and must write exactly what read_module does.
   if (sbk_bundle_prepare_dictionary(&bundle) == SBK_OK) {
-    for (uint32_t m = 0; m < modules; ++m) {
+    sbk_module_reader reader;
+    const bool have_reader = sbk_module_reader_init(&reader, &bundle) == SBK_OK;
+    std::vector<uint32_t> order(sbk_bundle_module_count(&bundle) + 1u);
+    if (sbk_bundle_module_read_order(&bundle, order.data()) != SBK_OK)
+      for (uint32_t m = 0; m < order.size(); ++m) order[m] = m;
+    for (uint32_t k = 0; k < modules; ++k) {
+      const uint32_t m = order[k];
       sbk_module_info info;
       if (sbk_bundle_module_info(&bundle, m, &info) != SBK_OK || info.raw_size > kMaxRead) continue;
-      ExactBuffer out(info.raw_size);
-      size_t got = 0;
+      ExactBuffer out(info.raw_size), again(info.raw_size);
+      size_t got = 0, got_again = 0;
       const sbk_result r = sbk_bundle_read_module(&bundle, m, out.bytes, info.raw_size, &got, dctx);
       require(got == info.raw_size || r != SBK_OK);
+      if (!have_reader) continue;
+      const sbk_result ra = sbk_module_reader_read(&reader, m, again.bytes, info.raw_size, &got_again);
+      require(ra == r || (ra != SBK_OK && r != SBK_OK));
+      require(ra != SBK_OK || std::memcmp(out.bytes, again.bytes, info.raw_size) == 0);
     }
+    if (have_reader) sbk_module_reader_free(&reader);
   }
   ZSTD_freeDCtx(dctx);
 

@@ -292,6 +292,7 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
   {
     sbk_bundle prepared;
     uint32_t children = 0, parents = 0, k;
+    size_t got_small = 0;
     uint8_t* buffer = (uint8_t*)xmalloc(t->max_module_size ? t->max_module_size : 1u);
     if (sbk_bundle_open_memory(&prepared, data, size) != SBK_OK || sbk_bundle_prepare_dictionary(&prepared) != SBK_OK) {
       fprintf(stderr, "bundle_robustness: the intact bundle cannot be prepared\n");
@@ -312,7 +313,59 @@ static int record_truth(truth* t, const uint8_t* data, size_t size) {
           ++parents;
           break;
         }
-    printf("bundle_robustness: %u modules, %u compressed against one of %u parents, read alike prepared and not\n",
+    /* A module reader reads every module to the same bytes: in the read order (each parent, then its children),
+     * and in reverse index order (a child's parent seldom the one the reader holds), prepared and not. The read
+     * order holds every module once, each child in its parent's group. */
+    {
+      uint32_t* order = (uint32_t*)xmalloc(sizeof(uint32_t) * (t->module_count + 1u));
+      uint8_t* seen = (uint8_t*)calloc(t->module_count + 1u, 1);
+      uint32_t group = SBK_NO_MODULE, pass;
+      if (sbk_bundle_module_read_order(&b, order) != SBK_OK) {
+        fprintf(stderr, "bundle_robustness: no read order for the intact bundle\n");
+        return 0;
+      }
+      for (i = 0; i < t->module_count; ++i) {
+        const uint32_t m = order[i];
+        if (m >= t->module_count || seen[m]++) {
+          fprintf(stderr, "bundle_robustness: the read order is not a permutation of the modules (position %u)\n", i);
+          return 0;
+        }
+        if (t->module_infos[m].parent == SBK_NO_MODULE)
+          group = m;
+        else if (t->module_infos[m].parent != group) {
+          fprintf(stderr, "bundle_robustness: the read order puts module %u outside its parent's group\n", m);
+          return 0;
+        }
+      }
+      for (pass = 0; pass < 4; ++pass) {
+        sbk_module_reader reader;
+        if (sbk_module_reader_init(&reader, pass < 2 ? &b : &prepared) != SBK_OK) {
+          fprintf(stderr, "bundle_robustness: a module reader cannot be made\n");
+          return 0;
+        }
+        for (i = 0; i < t->module_count; ++i) {
+          const uint32_t m = pass % 2 == 0 ? order[i] : t->module_count - 1u - i;
+          size_t got = 0;
+          if (sbk_module_reader_read(&reader, m, buffer, t->module_infos[m].raw_size, &got) != SBK_OK ||
+              got != t->module_infos[m].raw_size || memcmp(buffer, t->modules[m], got) != 0) {
+            fprintf(stderr, "bundle_robustness: a module reader reads module %u of the intact bundle otherwise\n", m);
+            return 0;
+          }
+        }
+        if (t->module_count > 0 &&
+            sbk_module_reader_read(&reader, 0, buffer, t->module_infos[0].raw_size - 4u, &got_small) !=
+                SBK_ERROR_BUFFER_TOO_SMALL) {
+          fprintf(stderr, "bundle_robustness: a module reader writes past a small buffer\n");
+          return 0;
+        }
+        sbk_module_reader_free(&reader);
+        sbk_module_reader_free(&reader); /* safe twice */
+      }
+      free(order);
+      free(seen);
+    }
+    printf("bundle_robustness: %u modules, %u compressed against one of %u parents, read alike prepared and not, "
+           "by a module reader in read order and in reverse\n",
            t->module_count, children, parents);
     free(buffer);
     sbk_bundle_close(&prepared);
@@ -398,6 +451,7 @@ typedef struct context {
   uint8_t* mutated_key;
   size_t max_key_size;
   uint8_t* module_marks; /* per module: already read for this case */
+  sbk_module_reader* reader; /* this case's: its cached parent is decoded from the damaged bytes */
   int resealed;          /* the header check was recomputed over the damage: the bundle is self-consistent */
   int sealed;            /* every checksum was recomputed over the damage: reads may succeed with other bytes */
   unsigned long cases_run;
@@ -517,6 +571,17 @@ static void read_module(context* c, const sbk_bundle* b, uint32_t m, outcome* ou
   } else {
     fail("read_module(%u) returned %s", m, sbk_result_name(r));
   }
+  /* The case's reader, which keeps the last parent it decoded from this damaged bundle: the same rule. */
+  r = sbk_module_reader_read(c->reader, m, c->module_buffer, m < t->module_count ? t->module_infos[m].raw_size : 0,
+                             &got);
+  if (r == SBK_OK) {
+    if (m >= t->module_count || got != t->module_infos[m].raw_size || memcmp(c->module_buffer, t->modules[m], got) != 0)
+      fail("a module reader's read of %u succeeds with bytes that differ from the intact module", m);
+  } else if (is_error(r)) {
+    out->read_error = 1;
+  } else {
+    fail("a module reader's read of %u returned %s", m, sbk_result_name(r));
+  }
 }
 
 /* Reads the modules the damage may have touched (found from the intact bundle's tables) and a random sample. */
@@ -525,7 +590,13 @@ static void read_modules(context* c, const sbk_bundle* b, const uint64_t* damage
   uint32_t count = sbk_bundle_module_count(b), m;
   size_t k;
   sbk_module_info info;
+  sbk_module_reader reader;
   memset(c->module_marks, 0, count);
+  if (sbk_module_reader_init(&reader, b) != SBK_OK) {
+    fail("a module reader cannot be made");
+    return;
+  }
+  c->reader = &reader;
   if (c->o->all_modules) {
     for (m = 0; m < count; ++m) read_module(c, b, m, out);
   } else {
@@ -560,6 +631,8 @@ static void read_modules(context* c, const sbk_bundle* b, const uint64_t* damage
     for (k = 0; k < c->o->modules && count > 0; ++k) read_module(c, b, (uint32_t)rng_below(&c->rng, count), out);
   }
   if (sbk_bundle_module_info(b, count, &info) != SBK_NOT_FOUND) fail("module_info(count) is not NOT_FOUND");
+  sbk_module_reader_free(&reader);
+  c->reader = NULL;
 }
 
 static void read_rest(context* c, const sbk_bundle* b, outcome* out) {

@@ -52,6 +52,18 @@ static uint32_t consumer_read_module(const sbk_bundle* bundle, uint32_t index, u
   if (bytes == NULL) return 0;
   SBK_TEST_CHECK(sbk_bundle_read_module(bundle, index, bytes, info.raw_size, &size, NULL) == SBK_OK);
   SBK_TEST_CHECK(size == info.raw_size && bytes[0] == 0x03 && bytes[1] == 0x02 && bytes[2] == 0x23 && bytes[3] == 0x07);
+  {
+    /* A module reader gives the same bytes. */
+    sbk_module_reader reader;
+    unsigned char* again = (unsigned char*)malloc(info.raw_size);
+    SBK_TEST_CHECK(again != NULL && sbk_module_reader_init(&reader, bundle) == SBK_OK);
+    if (again != NULL) {
+      SBK_TEST_CHECK(sbk_module_reader_read(&reader, index, again, info.raw_size, &size) == SBK_OK);
+      SBK_TEST_CHECK(size == info.raw_size && memcmp(again, bytes, size) == 0);
+    }
+    sbk_module_reader_free(&reader);
+    free(again);
+  }
   free(bytes);
   return info.raw_size;
 }
