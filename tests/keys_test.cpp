@@ -150,17 +150,19 @@ TEST(ExactKey, stage_count_decides_which_words_count) {
   EXPECT_NE(exact_key(p), three);
 }
 
-TEST(FamilyKey, holds_only_sampler_dimensionality) {
+TEST(FamilyKey, holds_only_sampler_dimensionality_and_the_depth_write) {
   const sbk_nv2a_program original = base_program();
   const Bytes base = family_key(original);
   for (const Mutation& mutation : static_field_mutations()) {
     sbk_nv2a_program p = base_program();
     mutation.apply(p);
     const bool same_samplers = [&] {
-      for (uint32_t s = 0; s < 4; ++s)
-        if (sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&p, s)) !=
-            sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&original, s)))
+      for (uint32_t s = 0; s < 4; ++s) {
+        const uint8_t a = sbk_nv2a_effective_texture_mode(&p, s), b = sbk_nv2a_effective_texture_mode(&original, s);
+        if (sbk_nv2a_sampler_dim(a) != sbk_nv2a_sampler_dim(b) ||
+            (a == SBK_NV2A_TEXTURE_DOT_ZW) != (b == SBK_NV2A_TEXTURE_DOT_ZW))
           return false;
+      }
       return true;
     }();
     EXPECT_EQ(family_key(p) == base, same_samplers) << mutation.name;
@@ -177,6 +179,146 @@ TEST(FamilyKey, sampler_dimensionality_follows_the_texture_mode) {
   EXPECT_EQ(sbk_nv2a_sampler_dim(SBK_NV2A_TEXTURE_CLIPPLANE), SBK_SAMPLER_NONE);
   EXPECT_EQ(sbk_nv2a_sampler_dim(SBK_NV2A_TEXTURE_DOT_STR_CUBE), SBK_SAMPLER_CUBE);
   EXPECT_EQ(sbk_nv2a_sampler_dim(25), SBK_SAMPLER_NONE);  // reserved code
+}
+
+// ---- the texture shader's static fields (NV2A-TEXTURE semantics: which mode reads which field) ----
+
+// Which fields each mode reads, written from the texture-shader semantics (not from the header's helpers).
+bool reads_dot_mapping(int mode) {
+  return mode == SBK_NV2A_TEXTURE_DOT_PRODUCT || mode == SBK_NV2A_TEXTURE_DOT_ST || mode == SBK_NV2A_TEXTURE_DOT_ZW ||
+         mode == SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF || mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC ||
+         mode == SBK_NV2A_TEXTURE_DOT_STR_3D || mode == SBK_NV2A_TEXTURE_DOT_STR_CUBE ||
+         mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST;
+}
+bool reads_input_stage(int mode) {
+  return reads_dot_mapping(mode) || mode == SBK_NV2A_TEXTURE_BUMPENVMAP ||
+         mode == SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE || mode == SBK_NV2A_TEXTURE_DEPENDENT_AR ||
+         mode == SBK_NV2A_TEXTURE_DEPENDENT_GB;
+}
+bool fetches_texel(int mode) {
+  switch (mode) {
+    case SBK_NV2A_TEXTURE_PROJECT2D: case SBK_NV2A_TEXTURE_PROJECT3D: case SBK_NV2A_TEXTURE_CUBE:
+    case SBK_NV2A_TEXTURE_BUMPENVMAP: case SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE: case SBK_NV2A_TEXTURE_BRDF:
+    case SBK_NV2A_TEXTURE_DOT_ST: case SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF: case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC:
+    case SBK_NV2A_TEXTURE_DOT_STR_3D: case SBK_NV2A_TEXTURE_DOT_STR_CUBE: case SBK_NV2A_TEXTURE_DEPENDENT_AR:
+    case SBK_NV2A_TEXTURE_DEPENDENT_GB: case SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST: return true;
+    default: return false;
+  }
+}
+
+// One mutation of one stage's texture-shader field, and whether `mode` reads that field.
+struct StageFieldMutation {
+  std::string name;
+  std::function<void(sbk_nv2a_program&)> apply;
+  std::function<bool(int mode)> read_by;
+};
+
+std::vector<StageFieldMutation> stage_field_mutations(int stage) {
+  std::vector<StageFieldMutation> m;
+  const std::string s = "stage " + std::to_string(stage) + " ";
+  if (stage > 0)
+    for (int bit = 0; bit < 4; ++bit)
+      m.push_back({s + "dot mapping bit " + std::to_string(bit),
+                   [stage, bit](sbk_nv2a_program& p) { p.dot_rgb_mapping ^= 1u << (4 * (stage - 1) + bit); }, reads_dot_mapping});
+  if (stage >= 2)
+    for (int bit = 0; bit < 4; ++bit)
+      m.push_back({s + "input stage bit " + std::to_string(bit),
+                   [stage, bit](sbk_nv2a_program& p) { p.other_stage_input ^= 1u << ((stage == 2 ? 16 : 20) + bit); },
+                   reads_input_stage});
+  for (int bit = 0; bit < 4; ++bit)
+    m.push_back({s + "clip bit " + std::to_string(bit),
+                 [stage, bit](sbk_nv2a_program& p) { p.clip_plane_mode ^= 1u << (4 * stage + bit); },
+                 [](int mode) { return mode == SBK_NV2A_TEXTURE_CLIPPLANE; }});
+  m.push_back({s + "alpha kill", [stage](sbk_nv2a_program& p) { p.texture_alpha_kill[stage] ^= 1; }, fetches_texel});
+  for (uint8_t key = 1; key < 4; ++key)
+    m.push_back({s + "colour key " + std::to_string(key), [stage, key](sbk_nv2a_program& p) { p.texture_color_key[stage] = key; },
+                 fetches_texel});
+  for (int bit = 0; bit < 4; ++bit)
+    m.push_back({s + "signed bit " + std::to_string(bit),
+                 [stage, bit](sbk_nv2a_program& p) { p.texture_signed[stage] ^= static_cast<uint8_t>(1u << bit); }, fetches_texel});
+  m.push_back({s + "xrgb8", [stage](sbk_nv2a_program& p) { p.texture_format[stage] = SBK_NV2A_FORMAT_XRGB8; }, fetches_texel});
+  return m;
+}
+
+TEST(ExactKey, a_texture_field_changes_the_key_exactly_where_the_stage_mode_reads_it) {
+  int changed = 0, unchanged = 0;
+  for (int stage = 0; stage < 4; ++stage)
+    for (int mode = 0; mode <= SBK_NV2A_TEXTURE_MODE_MAX; ++mode) {
+      sbk_nv2a_program base = base_program();
+      base.texture_modes[stage] = static_cast<uint8_t>(mode);
+      base.texture_enabled[stage] = 1;
+      const Bytes before = exact_key(base);
+      for (const StageFieldMutation& mutation : stage_field_mutations(stage)) {
+        sbk_nv2a_program p = base;
+        mutation.apply(p);
+        const bool read = mode < SBK_NV2A_TEXTURE_MODE_COUNT && mutation.read_by(mode);
+        EXPECT_EQ(exact_key(p) != before, read) << mutation.name << ", mode " << mode;
+        (read ? changed : unchanged) += 1;
+        // A disabled stage reads none of its fields.
+        p.texture_enabled[stage] = 0;
+        sbk_nv2a_program off = base;
+        off.texture_enabled[stage] = 0;
+        EXPECT_EQ(exact_key(p), exact_key(off)) << mutation.name << " reached the key of a disabled stage";
+      }
+    }
+  EXPECT_GT(changed, 400);
+  EXPECT_GT(unchanged, 1000);
+}
+
+TEST(ExactKey, undocumented_bits_of_the_texture_words_change_the_key) {
+  const Bytes base = exact_key(base_program());
+  const std::vector<std::pair<uint32_t sbk_nv2a_program::*, uint32_t>> words = {
+      {&sbk_nv2a_program::dot_rgb_mapping, 0xFFFu}, {&sbk_nv2a_program::other_stage_input, 0xFF0000u},
+      {&sbk_nv2a_program::clip_plane_mode, 0xFFFFu}};
+  for (const auto& [word, documented] : words)
+    for (int bit = 0; bit < 32; ++bit) {
+      if (documented & (1u << bit)) continue;
+      sbk_nv2a_program p = base_program();
+      p.*word ^= 1u << bit;
+      EXPECT_NE(exact_key(p), base) << "bit " << bit;
+      EXPECT_EQ(sbk_nv2a_check_program(&p, nullptr), SBK_NV2A_UNDOCUMENTED_BITS) << "bit " << bit;
+    }
+}
+
+TEST(ExactKey, decodes_to_a_program_with_the_same_key) {
+  // Every mode in every stage, with every field set: the decoded program encodes to the same key.
+  for (int stage = 0; stage < 4; ++stage)
+    for (int mode = 0; mode <= SBK_NV2A_TEXTURE_MODE_MAX; ++mode) {
+      sbk_nv2a_program p = base_program();
+      p.texture_modes[stage] = static_cast<uint8_t>(mode);
+      p.texture_enabled[stage] = 1;
+      p.dot_rgb_mapping = 0x0000F37u | (1u << 20);
+      p.other_stage_input = 0x00210000u;
+      p.clip_plane_mode = 0x0000A5C3u;
+      for (int k = 0; k < 4; ++k) {
+        p.texture_alpha_kill[k] = static_cast<uint8_t>(k & 1);
+        p.texture_color_key[k] = static_cast<uint8_t>(k);
+        p.texture_signed[k] = static_cast<uint8_t>(0x9 ^ k);
+        p.texture_format[k] = static_cast<uint8_t>(k >> 1);
+      }
+      const Bytes key = exact_key(p);
+      sbk_nv2a_program decoded{};
+      ASSERT_EQ(sbk_nv2a_decode_exact_key(key.data(), &decoded), SBK_OK) << "mode " << mode;
+      EXPECT_EQ(exact_key(decoded), key) << "mode " << mode;
+    }
+  // A key this encoder cannot write (a clip nibble next to a mode that reads none) does not decode.
+  Bytes forged = exact_key(base_program());
+  forged[152] = 5;
+  sbk_nv2a_program decoded{};
+  EXPECT_EQ(sbk_nv2a_decode_exact_key(forged.data(), &decoded), SBK_ERROR_INVALID_STATE);
+}
+
+TEST(FamilyKey, records_a_depth_writing_stage) {
+  sbk_nv2a_program p = base_program();
+  p.texture_modes[1] = SBK_NV2A_TEXTURE_DOT_PRODUCT;
+  p.texture_enabled[1] = 1;
+  const Bytes without = family_key(p);
+  p.texture_modes[2] = SBK_NV2A_TEXTURE_DOT_ZW;
+  p.texture_enabled[2] = 1;
+  const Bytes with = family_key(p);
+  ASSERT_EQ(with.size(), 9u);
+  EXPECT_EQ(without[8], 0);
+  EXPECT_EQ(with[8], 1);
 }
 
 // ---- host state and pipeline keys ----

@@ -125,6 +125,32 @@ TEST(TraceReader, programs_that_differ_only_in_a_dead_stage_share_one_generated_
   EXPECT_EQ(c.source_failures, 0u);
 }
 
+TEST(TraceReader, reads_the_texture_shader_fields_and_keys_them_where_a_mode_reads_them) {
+  // Stage 1 bump-env reading stage 0, stage 2 clipplane: the clip word and stage 0's texel controls count,
+  // a dot mapping (no stage runs a dot mode) does not; dynamic bump-env values never do.
+  auto textured = [](const std::string& extra) {
+    return R"({"combiner_control":"0x00000001","rgb_inputs":["0x04200000"],"rgb_outputs":["0x000000C0"],)"
+           R"("alpha_inputs":["0x18140000"],"alpha_outputs":["0x000000C0"],"final_inputs":["0x0000000C","0x00001C00"],)"
+           R"("texture_modes":["project2d","bumpenvmap","clipplane","none"],"texture_enabled":[true,true,true,false])" +
+           extra + "}";
+  };
+  const std::string base = textured(R"(,"clip_plane_mode":"0x00000300","texture_signed":["gb","","",""])");
+  Ingest in;
+  ASSERT_TRUE(in.read(lines(
+      {kCapture, inline_draw(1, 0, base, host()),
+       inline_draw(1, 1, textured(R"(,"clip_plane_mode":768,"texture_signed":["bg","","",""],"dot_rgb_mapping":"0x777")"),
+                   host(), R"({"bump_env":[{},{"matrix":[0.5,0,0,"0x3F000000"],"scale":1,"offset":0},{},{}]})"),
+       inline_draw(1, 2, textured(R"(,"clip_plane_mode":"0x00000100","texture_signed":["gb","","",""])"), host()),
+       inline_draw(1, 3, textured(R"(,"clip_plane_mode":"0x00000300","texture_signed":["gb","","",""],)"
+                                  R"("texture_control":[{"alpha_kill":true},{},{},{}])"), host()),
+       inline_draw(1, 4, textured(R"(,"clip_plane_mode":"0x00000300","texture_signed":["gb","","",""],)"
+                                  R"("texture_formats":["xrgb8","argb8","argb8","argb8"])"), host())})));
+  EXPECT_TRUE(in.sink.entries.empty()) << in.sink.entries[0].error.to_string();
+  const auto c = in.census.counts();
+  EXPECT_EQ(c.draws, 5u);
+  EXPECT_EQ(c.unique_exact_keys, 4u);  // draws 0 and 1 share a key; the clip nibble, alpha kill and format do not
+}
+
 struct BadCase {
   const char* name;
   std::string record;
@@ -142,6 +168,11 @@ std::vector<BadCase> bad_cases() {
   unknown_field.insert(1, R"("combiner_contrl":"0x1",)");
   std::string short_stages = program();
   short_stages.replace(short_stages.find("\"0x00000001\""), 12, "\"0x00000003\"");
+  auto with_field = [](const std::string& field) {
+    std::string p = program();
+    p.insert(1, field + ",");
+    return p;
+  };
   return {
       {"malformed json", R"({"type":"draw","frame":1,"draw":2,"state":"s1",,})", "malformed_json", "", ",}"},
       {"unknown record type", R"({"type":"drew","frame":1,"draw":2,"state":"s1"})", "unknown_record_type", "/type", "\"drew\""},
@@ -154,6 +185,21 @@ std::vector<BadCase> bad_cases() {
       {"unknown field in a program", inline_draw(1, 2, unknown_field, host()), "unknown_field", "/program/combiner_contrl", "\"combiner_contrl\""},
       {"fewer stage words than stages", inline_draw(1, 2, short_stages, host()), "missing_field", "/program/rgb_inputs", "[\"0x04200000\""},
       {"unknown cull mode", inline_draw(1, 2, program(), host("backside")), "unknown_name", "/host/cull_mode", "\"backside\""},
+      {"unknown colour-key mode", inline_draw(1, 2, with_field(R"("texture_control":[{},{},{"color_key":"kill"},{}])"), host()),
+       "unknown_name", "/program/texture_control/2/color_key", "\"kill\""},
+      {"colour-key code out of range", inline_draw(1, 2, with_field(R"("texture_control":[{"color_key":4},{},{},{}])"), host()),
+       "out_of_range", "/program/texture_control/0/color_key", "4}"},
+      {"a signed channel twice", inline_draw(1, 2, with_field(R"("texture_signed":["","gg","",""])"), host()),
+       "bad_value", "/program/texture_signed/1", "\"gg\""},
+      {"unknown texture format", inline_draw(1, 2, with_field(R"("texture_formats":["argb8","rgb565","argb8","argb8"])"), host()),
+       "unknown_name", "/program/texture_formats/1", "\"rgb565\""},
+      {"three texture controls", inline_draw(1, 2, with_field(R"("texture_control":[{},{},{}])"), host()),
+       "out_of_range", "/program/texture_control", "[{},{},{}]"},
+      {"a bump-env matrix of three words",
+       inline_draw(1, 2, program(), host(), R"({"bump_env":[{},{"matrix":[1,0,0]},{},{}]})"),
+       "out_of_range", "/dynamic/bump_env/1/matrix", "[1,0,0]"},
+      {"an eye vector past float range", inline_draw(1, 2, program(), host(), R"({"eye_vector":[0,1e39,0]})"),
+       "out_of_range", "/dynamic/eye_vector/1", "1e39"},
       {"state and program together", R"({"type":"draw","frame":1,"draw":2,"state":"s1","program":)" + program() + R"(,"host":)" + host() + "}",
        "conflicting_fields", "/state", "\"s1\""},
       {"duplicate state id", state("s1", program(), host()), "duplicate_state_id", "/id", "\"s1\""},

@@ -198,6 +198,18 @@ Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs&
     e.message = std::string("the program has no defined behaviour: ") + sbk_nv2a_reason_name(reason) + " in " + where;
     return e;
   }
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s) {
+    const uint8_t mode = sbk_nv2a_effective_texture_mode(&program, s);
+    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
+        mode != SBK_NV2A_TEXTURE_CUBE) {
+      Error e;
+      e.kind = ErrorKind::bad_input;
+      e.reason = "texture_mode_unsupported";
+      e.message = "the oracle does not evaluate texture mode " + std::to_string(mode) + " (stage " + std::to_string(s) +
+                  ") yet";
+      return e;
+    }
+  }
 
   Registers regs;
   regs.reg[3] = colour(inputs.dynamic.fog_color);

@@ -54,6 +54,75 @@ Status read_fixed_array(value& v, const RecordContext& ctx, const json::Pointer&
   return ok_status();
 }
 
+constexpr std::array<std::string_view, 4> kColorKeyNames = {"none", "kill_alpha", "kill_color", "discard"};
+
+// One entry of texture_control: {"alpha_kill": bool, "color_key": name or code 0..3}, both optional.
+Status read_texture_control(value& v, sbk_nv2a_program* p, size_t stage, const RecordContext& ctx,
+                            const json::Pointer& pointer) {
+  static constexpr std::array<std::string_view, 2> kNames = {"alpha_kill", "color_key"};
+  auto obj = json::read_object(v, ctx, pointer);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  return json::for_each_field(*obj, kNames, true, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
+    if (i == 0) {
+      auto b = json::read_bool(f, ctx, fp);
+      if (!b) return std::move(b).error();
+      p->texture_alpha_kill[stage] = *b ? 1 : 0;
+      return ok_status();
+    }
+    const char* at = json::token_position(f);
+    json::od::json_type type;
+    if (auto err = f.type().get(type)) return ctx.json_error(err, at, fp);
+    if (type == json::od::json_type::number) {
+      auto code = json::read_uint_in(f, 3, ctx, fp);
+      if (!code) return std::move(code).error();
+      p->texture_color_key[stage] = static_cast<uint8_t>(*code);
+      return ok_status();
+    }
+    auto name = json::read_string(f, ctx, fp);
+    if (!name) return std::move(name).error();
+    for (size_t k = 0; k < kColorKeyNames.size(); ++k)
+      if (kColorKeyNames[k] == *name) {
+        p->texture_color_key[stage] = static_cast<uint8_t>(k);
+        return ok_status();
+      }
+    return ctx.error(at, fp, "unknown_name",
+                     "field " + fp.str() + " is \"" + std::string(name->substr(0, 40)) +
+                         "\"; accepted: none, kill_alpha, kill_color, discard, or a code 0..3");
+  });
+}
+
+// One entry of texture_signed: a string of distinct letters from "argb" (the channels read as two's complement).
+Status read_signed_channels(value& v, uint8_t* out, const RecordContext& ctx, const json::Pointer& pointer) {
+  const char* at = json::token_position(v);
+  auto text = json::read_string(v, ctx, pointer);
+  if (!text) return std::move(text).error();
+  uint8_t mask = 0;
+  for (char c : *text) {
+    const uint8_t bit = c == 'a' ? SBK_NV2A_SIGNED_A : c == 'r' ? SBK_NV2A_SIGNED_R : c == 'g' ? SBK_NV2A_SIGNED_G
+                      : c == 'b' ? SBK_NV2A_SIGNED_B : 0;
+    if (bit == 0 || (mask & bit))
+      return ctx.error(at, pointer, "bad_value",
+                       "field " + pointer.str() + " is \"" + std::string(text->substr(0, 40)) +
+                           "\"; it lists channels, each of a, r, g, b at most once (\"\" for none)");
+    mask |= bit;
+  }
+  *out = mask;
+  return ok_status();
+}
+
+Status read_texture_format(value& v, uint8_t* out, const RecordContext& ctx, const json::Pointer& pointer) {
+  const char* at = json::token_position(v);
+  auto name = json::read_string(v, ctx, pointer);
+  if (!name) return std::move(name).error();
+  if (*name == "argb8" || *name == "xrgb8") {
+    *out = *name == "argb8" ? SBK_NV2A_FORMAT_ARGB8 : SBK_NV2A_FORMAT_XRGB8;
+    return ok_status();
+  }
+  return ctx.error(at, pointer, "unknown_name",
+                   "field " + pointer.str() + " is \"" + std::string(name->substr(0, 40)) + "\"; accepted: argb8, xrgb8");
+}
+
 Status read_alpha_test(value& v, sbk_nv2a_program* p, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 2> kNames = {"enabled", "func"};
   const char* at = json::token_position(v);
@@ -102,9 +171,10 @@ std::optional<uint8_t> texture_mode_from_name(std::string_view name) {
 }
 
 Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx, const json::Pointer& pointer) {
-  static constexpr std::array<std::string_view, 9> kNames = {
-      "combiner_control", "rgb_inputs",    "rgb_outputs",     "alpha_inputs", "alpha_outputs",
-      "final_inputs",     "texture_modes", "texture_enabled", "alpha_test"};
+  static constexpr std::array<std::string_view, 15> kNames = {
+      "combiner_control", "rgb_inputs",      "rgb_outputs",       "alpha_inputs",    "alpha_outputs",
+      "final_inputs",     "texture_modes",   "texture_enabled",   "alpha_test",      "dot_rgb_mapping",
+      "other_stage_input", "clip_plane_mode", "texture_control",  "texture_signed",  "texture_formats"};
   const char* at = json::token_position(program);
   auto obj = json::read_object(program, ctx, pointer);
   if (!obj) return std::move(obj).error();
@@ -152,8 +222,28 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
           p.texture_enabled[k] = *b ? 1 : 0;
           return ok_status();
         });
-      default:
+      case 8:
         return read_alpha_test(f, &p, ctx, fp);
+      case 9:
+      case 10:
+      case 11: {
+        auto w = json::read_word(f, ctx, fp);
+        if (!w) return std::move(w).error();
+        (i == 9 ? p.dot_rgb_mapping : i == 10 ? p.other_stage_input : p.clip_plane_mode) = *w;
+        return ok_status();
+      }
+      case 12:
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+          return read_texture_control(item, &p, k, ctx, ip);
+        });
+      case 13:
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+          return read_signed_channels(item, &p.texture_signed[k], ctx, ip);
+        });
+      default:
+        return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+          return read_texture_format(item, &p.texture_format[k], ctx, ip);
+        });
     }
   });
   if (!s) return std::move(s).error();
@@ -175,8 +265,30 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
   return p;
 }
 
+// One entry of bump_env: {"matrix": [W0, W1, W2, W3], "scale": f, "offset": f}, each optional (0).
+Status read_bump_env(value& v, sbk_nv2a_dynamic* d, size_t stage, const RecordContext& ctx, const json::Pointer& pointer) {
+  static constexpr std::array<std::string_view, 3> kNames = {"matrix", "scale", "offset"};
+  auto obj = json::read_object(v, ctx, pointer);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  return json::for_each_field(*obj, kNames, false, ctx, pointer, &seen, [&](size_t i, value& f, const json::Pointer& fp) -> Status {
+    if (i == 0)
+      return read_fixed_array<4>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+        auto x = json::read_float32(item, ctx, ip);
+        if (!x) return std::move(x).error();
+        d->bump_env_matrix[stage][k] = *x;
+        return ok_status();
+      });
+    auto x = json::read_float32(f, ctx, fp);
+    if (!x) return std::move(x).error();
+    (i == 1 ? d->bump_env_scale : d->bump_env_offset)[stage] = *x;
+    return ok_status();
+  });
+}
+
 Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx, const json::Pointer& pointer) {
-  static constexpr std::array<std::string_view, 6> kNames = {"c0", "c1", "final_c0", "final_c1", "fog_color", "alpha_ref"};
+  static constexpr std::array<std::string_view, 9> kNames = {"c0",        "c1",        "final_c0",   "final_c1",  "fog_color",
+                                                             "alpha_ref", "bump_env",  "color_keys", "eye_vector"};
   auto obj = json::read_object(dynamic, ctx, pointer);
   if (!obj) return std::move(obj).error();
   sbk_nv2a_dynamic d{};
@@ -193,6 +305,23 @@ Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx
       d.alpha_ref = static_cast<uint8_t>(*ref);
       return ok_status();
     }
+    if (i == 6)
+      return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+        return read_bump_env(item, &d, k, ctx, ip);
+      });
+    if (i == 7) return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+        auto w = json::read_word(item, ctx, ip);
+        if (!w) return std::move(w).error();
+        d.color_keys[k] = *w;
+        return ok_status();
+      });
+    if (i == 8)
+      return read_fixed_array<3>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+        auto x = json::read_float32(item, ctx, ip);
+        if (!x) return std::move(x).error();
+        d.eye_vector[k] = *x;
+        return ok_status();
+      });
     auto w = json::read_word(f, ctx, fp);
     if (!w) return std::move(w).error();
     (i == 2 ? d.final_c0 : i == 3 ? d.final_c1 : d.fog_color) = *w;
@@ -225,6 +354,37 @@ nlohmann::ordered_json program_json(const sbk_nv2a_program& p) {
   }
   out["alpha_test"] = {{"enabled", p.alpha_test_enabled != 0},
                        {"func", vulkan_names::name_of(vulkan_names::compare_ops(), p.alpha_test_func & 7u)}};
+  // The texture shader's fields, where any differs from its default (a program without them reads the same).
+  if (p.dot_rgb_mapping != 0) out["dot_rgb_mapping"] = hex_word(p.dot_rgb_mapping);
+  if (p.other_stage_input != 0) out["other_stage_input"] = hex_word(p.other_stage_input);
+  if (p.clip_plane_mode != 0) out["clip_plane_mode"] = hex_word(p.clip_plane_mode);
+  bool controls = false, signs = false, formats = false;
+  for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+    controls = controls || p.texture_alpha_kill[i] != 0 || p.texture_color_key[i] != 0;
+    signs = signs || p.texture_signed[i] != 0;
+    formats = formats || p.texture_format[i] != SBK_NV2A_FORMAT_ARGB8;
+  }
+  if (controls) {
+    out["texture_control"] = nlohmann::ordered_json::array();
+    for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
+      out["texture_control"].push_back({{"alpha_kill", p.texture_alpha_kill[i] != 0},
+                                        {"color_key", std::string(kColorKeyNames[p.texture_color_key[i] & 3u])}});
+  }
+  if (signs) {
+    out["texture_signed"] = nlohmann::ordered_json::array();
+    for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
+      std::string letters;
+      for (const auto& [bit, letter] : {std::pair{SBK_NV2A_SIGNED_A, 'a'}, std::pair{SBK_NV2A_SIGNED_R, 'r'},
+                                        std::pair{SBK_NV2A_SIGNED_G, 'g'}, std::pair{SBK_NV2A_SIGNED_B, 'b'}})
+        if (p.texture_signed[i] & bit) letters += letter;
+      out["texture_signed"].push_back(letters);
+    }
+  }
+  if (formats) {
+    out["texture_formats"] = nlohmann::ordered_json::array();
+    for (uint32_t i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i)
+      out["texture_formats"].push_back(p.texture_format[i] == SBK_NV2A_FORMAT_XRGB8 ? "xrgb8" : "argb8");
+  }
   return out;
 }
 

@@ -2,7 +2,9 @@
 #include "lib/json/json_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace shaderbake::json {
@@ -308,6 +310,28 @@ Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Poi
   }
   return ctx.error(at, pointer, "wrong_type",
                    "field " + pointer.str() + " must be a \"0x\" hex string or an integer");
+}
+
+Result<float> read_float32(od::value& value, const RecordContext& ctx, const Pointer& pointer) {
+  const char* at = token_position(value);
+  od::json_type type;
+  if (auto err = value.type().get(type)) return ctx.json_error(err, at, pointer);
+  if (type == od::json_type::string) {
+    auto bits = read_word(value, ctx, pointer);
+    if (!bits) return std::move(bits).error();
+    float f;
+    const uint32_t b = *bits;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+  }
+  if (type != od::json_type::number)
+    return ctx.error(at, pointer, "wrong_type",
+                     "field " + pointer.str() + " must be a number or a float32 bit pattern (\"0x3F800000\")");
+  double d = 0;
+  if (auto err = value.get_double().get(d)) return ctx.json_error(err, at, pointer);
+  if (!std::isfinite(d) || std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+    return ctx.error(at, pointer, "out_of_range", "field " + pointer.str() + " does not fit a 32-bit float");
+  return static_cast<float>(d);
 }
 
 Result<uint32_t> read_words(od::value& value, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& pointer) {

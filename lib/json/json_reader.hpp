@@ -131,6 +131,10 @@ Result<uint64_t> uint_in(const Number& number, std::string_view token, uint64_t 
 // A 32-bit hardware word or colour: a "0x" hex string of 1-8 digits (either case) or an integer.
 Result<uint32_t> read_word(od::value& value, const RecordContext& ctx, const Pointer& pointer);
 
+// A 32-bit float: a JSON number (finite, within float range: out_of_range otherwise) or a float32 bit pattern
+// as a "0x" hex string, which can carry NaN and infinities.
+Result<float> read_float32(od::value& value, const RecordContext& ctx, const Pointer& pointer);
+
 // An array of at most `max` 32-bit words (read_word each) into out[0..]; returns how many there were.
 Result<uint32_t> read_words(od::value& value, uint32_t* out, uint32_t max, const RecordContext& ctx, const Pointer& pointer);
 

@@ -212,7 +212,8 @@ class PatchableBundle {
 //   meta-not-json                   META is "not json"
 //   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
 //   guest-2                         the header's guest model is 2 (not nv2a): a valid bundle of another guest
-//   key-schema-2                    the header's key schema is 2: a valid bundle of a key schema nv2a lacks
+//   key-schema-next                 the header's key schema plus one: a valid bundle of a key schema its
+//                                   guest model does not speak yet
 // Router data (bundles with DYNAMIC_FALLBACKS and PREWARM):
 //   recipe-family-is-a-pipeline     the first recipe's family entry is the first pipeline entry
 //   recipe-fragment-module          the first recipe's fragment module is its vertex module
@@ -320,9 +321,8 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});
   } else if (name == "guest-2") {
     b.bytes[48] = 2;
-  } else if (name == "key-schema-2") {
-    b.bytes[50] = 2;
-    b.bytes[51] = 0;
+  } else if (name == "key-schema-next") {
+    b.bytes[50] = static_cast<uint8_t>(b.bytes[50] + 1);
   } else {
     return false;
   }

@@ -88,7 +88,7 @@ done
 # ---- a valid bundle of another guest model or key schema: refused by name, exit 3, in every command (the
 # loader opens any guest's bundle; the tool then runs the nv2a guest's check, sbk_nv2a_check_bundle) ----
 refusal="unsupported bundle version, guest model or key schema"
-for name in guest-2 key-schema-2; do
+for name in guest-2 key-schema-next; do
   make "$name"
   for command in "verify" "inspect" "inspect --list" "report rejections" "report coverage --traces $trace" "warm"; do
     # shellcheck disable=SC2086

@@ -1031,7 +1031,9 @@ static void test_guest_and_key_schema(const truth* t, uint8_t* work) {
     uint32_t at;
     uint8_t value;
     const char* what;
-  } cases[] = {{48, 2, "guest model 2"}, {48, SBK_GUEST_NONE, "guest model 0"}, {50, 2, "key schema 2"},
+  } cases[] = {{48, 2, "guest model 2"},
+               {48, SBK_GUEST_NONE, "guest model 0"},
+               {50, SBK_NV2A_KEY_SCHEMA_VERSION + 1, "the next key schema"},
                {51, 1, "key schema 257"}};
   sbk_bundle b;
   sbk_header_info info;

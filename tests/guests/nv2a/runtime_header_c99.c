@@ -21,7 +21,7 @@ static void put32(uint8_t* p, uint32_t v) {
 static void test_exact_key_layout(void) {
   sbk_nv2a_program p;
   uint8_t key[SBK_NV2A_EXACT_KEY_SIZE];
-  uint8_t expected[149];
+  uint8_t expected[166];
   memset(&p, 0, sizeof p);
   p.combiner_control = 0x00011002u; /* 2 stages */
   p.rgb_inputs[0] = 0x04200000u;
@@ -40,12 +40,18 @@ static void test_exact_key_layout(void) {
   p.texture_modes[2] = SBK_NV2A_TEXTURE_CUBE; /* disabled: ignored */
   p.alpha_test_enabled = 1;
   p.alpha_test_func = SBK_COMPARE_GREATER;
+  p.texture_alpha_kill[0] = 1;
+  p.texture_color_key[0] = SBK_NV2A_COLOR_KEY_DISCARD;
+  p.texture_signed[0] = SBK_NV2A_SIGNED_G | SBK_NV2A_SIGNED_B;
+  p.texture_format[0] = SBK_NV2A_FORMAT_XRGB8;
+  p.clip_plane_mode = 0x0000F00Fu;  /* no stage runs clipplane: ignored */
+  p.dot_rgb_mapping = 0x00000300u;  /* stage 3 runs no dot mode: ignored */
 
-  /* schemas/keys.md, "nv2a exact key v1". */
+  /* schemas/keys.md, "nv2a exact key", schema version 2. */
   memset(expected, 0, sizeof expected);
   expected[0] = 1;    /* guest nv2a */
   expected[1] = 1;    /* kind exact */
-  expected[2] = 1;    /* schema version 1, u16 LE */
+  expected[2] = 2;    /* schema version 2, u16 LE */
   expected[3] = 0;
   put32(expected + 4, 0x00011002u);
   put32(expected + 8, 0x04200000u);
@@ -61,6 +67,8 @@ static void test_exact_key_layout(void) {
   put32(expected + 140, 0x00001C00u);
   expected[144] = 1; /* project2d */
   expected[148] = 4; /* greater */
+  /* 149: no undocumented bits; 150-152: stage 0 reads no dot mapping, input or clip nibble */
+  expected[153] = 1 | (3 << 1) | ((4 | 8) << 3) | 0x80; /* alpha kill, discard key, G and B signed, XRGB */
 
   sbk_nv2a_encode_exact_key(&p, key);
   SBK_TEST_CHECK(memcmp(key, expected, sizeof expected) == 0);
@@ -69,7 +77,7 @@ static void test_exact_key_layout(void) {
 static void test_family_key_layout(void) {
   sbk_nv2a_program p;
   uint8_t key[SBK_NV2A_FAMILY_KEY_SIZE];
-  const uint8_t expected[8] = {1, 2, 1, 0, /* samplers: */ 1, 0, 3, 2};
+  const uint8_t expected[9] = {1, 2, 2, 0, /* samplers: */ 1, 0, 3, 2, /* no depth write */ 0};
   memset(&p, 0, sizeof p);
   p.combiner_control = 1;
   p.texture_modes[0] = SBK_NV2A_TEXTURE_PROJECT2D;
