@@ -249,7 +249,7 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
   CheckVectorsOptions vectors;
   CLI::App* vectors_cmd = app.add_subcommand(
       "check-vectors",
-      "Run test vectors (format shaderbake-vectors/1) through the CPU oracle, the exact route and/or the fallback "
+      "Run test vectors (format shaderbake-vectors/1 or /2) through the CPU oracle, the exact route and/or the fallback "
       "ubershader on a Vulkan device; one line a case, then 'N passed, M failed'.");
   vectors_cmd->add_option("files", vectors.files, "Vector files (.json)")->required()->check(CLI::ExistingFile);
   vectors_cmd->add_option("--engine", vectors.engine,

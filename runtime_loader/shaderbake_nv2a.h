@@ -649,6 +649,8 @@ static sbk_nv2a_reason sbk__nv2a_check_texture_stage(const sbk_nv2a_program* p, 
     /* The input must be an earlier stage that fetched a texel (a passthru stage fetches none: what it would
      * hand on is unknown, so it is refused too). */
     if (in >= i || sbk_nv2a_sampler_dim(m[in]) == SBK_SAMPLER_NONE) return SBK_NV2A_BAD_INPUT_STAGE;
+    /* dot_rflct_diff (stage 2) takes N's third component from stage 3's input: stage 2 itself would be a loop. */
+    if (i == 3 && in == 2 && m[2] == SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF) return SBK_NV2A_BAD_INPUT_STAGE;
     if (m[i] == SBK_NV2A_TEXTURE_DEPENDENT_AR && (p->texture_signed[in] & (SBK_NV2A_SIGNED_A | SBK_NV2A_SIGNED_R)))
       return SBK_NV2A_DEPENDENT_READ_OF_SIGNED;
     if (m[i] == SBK_NV2A_TEXTURE_DEPENDENT_GB && (p->texture_signed[in] & (SBK_NV2A_SIGNED_G | SBK_NV2A_SIGNED_B)))

@@ -198,28 +198,21 @@ Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs&
     e.message = std::string("the program has no defined behaviour: ") + sbk_nv2a_reason_name(reason) + " in " + where;
     return e;
   }
-  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s) {
-    const uint8_t mode = sbk_nv2a_effective_texture_mode(&program, s);
-    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
-        mode != SBK_NV2A_TEXTURE_CUBE) {
-      Error e;
-      e.kind = ErrorKind::bad_input;
-      e.reason = "texture_mode_unsupported";
-      e.message = "the oracle does not evaluate texture mode " + std::to_string(mode) + " (stage " + std::to_string(s) +
-                  ") yet";
-      return e;
-    }
-  }
 
   Registers regs;
   regs.reg[3] = colour(inputs.dynamic.fog_color);
   regs.reg[3].a = canonical_fog_factor(inputs.fog_factor);
   regs.reg[4] = colour(inputs.v0);
   regs.reg[5] = colour(inputs.v1);
+  TextureInputs textures;
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
+    textures.textures[s] = inputs.images[s] ? *inputs.images[s] : TextureImage::flat(inputs.textures[s]);
+  textures.texcoords = inputs.texcoords;
+  auto shaded = run_texture_shader(program, inputs.dynamic, textures);
+  if (!shaded) return std::move(shaded).error();
   for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s) {
-    // A disabled or NONE stage reads (0,0,0,1); the sampling modes read their 1x1 texture.
-    regs.reg[8 + s] = sbk_nv2a_effective_texture_mode(&program, s) == SBK_NV2A_TEXTURE_NONE ? Vec4{0, 0, 0, 1}
-                                                                                            : colour(inputs.textures[s]);
+    const auto& t = shaded->t[s];  // a disabled or NONE stage reads (0,0,0,1)
+    regs.reg[8 + s] = Vec4{t[0], t[1], t[2], t[3]};
   }
   regs.reg[12] = Vec4{0, 0, 0, regs.reg[8].a};  // r0 starts as (0,0,0,t0.a)
   regs.reg[13] = Vec4{};
@@ -256,8 +249,10 @@ Result<PixelOutput> evaluate(const sbk_nv2a_program& program, const PixelInputs&
   PixelOutput out;
   out.value = {lerp(A.r, B.r, C.r, D.r), lerp(A.g, B.g, C.g, D.g), lerp(A.b, B.b, C.b, D.b), G};
   for (int c = 0; c < 4; ++c) out.rgba[c] = quantise(out.value[c]);
-  if (program.alpha_test_enabled)
-    out.discarded = !alpha_test_passes(program.alpha_test_func, out.rgba[3], inputs.dynamic.alpha_ref);
+  out.discarded = shaded->discarded;
+  if (program.alpha_test_enabled && !alpha_test_passes(program.alpha_test_func, out.rgba[3], inputs.dynamic.alpha_ref))
+    out.discarded = true;
+  out.depth_z16 = shaded->depth_z16;
   return out;
 }
 

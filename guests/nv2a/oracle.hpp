@@ -3,26 +3,31 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
+#include "guests/nv2a/texture_shader.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::nv2a {
 
 // What one pixel of an nv2a draw receives: flat inputs as the hardware gets them (8-bit colours,
-// 0xAARRGGBB), each texture stage sampling a 1x1 texture of the given colour.
+// 0xAARRGGBB), each texture stage sampling a 1x1 texture of the given colour unless it has an image.
 struct PixelInputs {
   uint32_t v0 = 0;  // diffuse
   uint32_t v1 = 0;  // specular
   std::array<uint32_t, SBK_NV2A_TEXTURE_STAGES> textures{};
+  std::array<std::optional<TextureImage>, SBK_NV2A_TEXTURE_STAGES> images;  // replaces textures[i] when set
+  std::array<std::array<float, 4>, SBK_NV2A_TEXTURE_STAGES> texcoords{{{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}}};
   float fog_factor = 1.0f;
-  sbk_nv2a_dynamic dynamic{};  // constants, fog colour, alpha reference
+  sbk_nv2a_dynamic dynamic{};  // constants, fog colour, alpha reference, bump-env, colour keys, eye vector
 };
 
 struct PixelOutput {
   std::array<uint8_t, 4> rgba{};   // RGBA8 as stored in an R8G8B8A8_UNORM target
   std::array<float, 4> value{};    // before quantisation
-  bool discarded = false;          // the alpha test failed
+  bool discarded = false;          // a texture stage or the alpha test discarded the fragment
+  std::optional<uint16_t> depth_z16;  // the depth a dot_zw stage writes (Z16 units)
 };
 
 // The CPU reference evaluator of the nv2a register combiners (guests/nv2a/README.md; choices where the spec is

@@ -265,6 +265,8 @@ Result<sbk_nv2a_program> decode_program(value& program, const RecordContext& ctx
   return p;
 }
 
+namespace {
+
 // One entry of bump_env: {"matrix": [W0, W1, W2, W3], "scale": f, "offset": f}, each optional (0).
 Status read_bump_env(value& v, sbk_nv2a_dynamic* d, size_t stage, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 3> kNames = {"matrix", "scale", "offset"};
@@ -286,6 +288,31 @@ Status read_bump_env(value& v, sbk_nv2a_dynamic* d, size_t stage, const RecordCo
   });
 }
 
+}  // namespace
+
+std::optional<Status> decode_texture_dynamic_field(std::string_view name, value& f, sbk_nv2a_dynamic* d,
+                                                   const RecordContext& ctx, const json::Pointer& fp) {
+  if (name == "bump_env")
+    return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+      return read_bump_env(item, d, k, ctx, ip);
+    });
+  if (name == "color_keys")
+    return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+      auto w = json::read_word(item, ctx, ip);
+      if (!w) return std::move(w).error();
+      d->color_keys[k] = *w;
+      return ok_status();
+    });
+  if (name == "eye_vector")
+    return read_fixed_array<3>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
+      auto x = json::read_float32(item, ctx, ip);
+      if (!x) return std::move(x).error();
+      d->eye_vector[k] = *x;
+      return ok_status();
+    });
+  return std::nullopt;
+}
+
 Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx, const json::Pointer& pointer) {
   static constexpr std::array<std::string_view, 9> kNames = {"c0",        "c1",        "final_c0",   "final_c1",  "fog_color",
                                                              "alpha_ref", "bump_env",  "color_keys", "eye_vector"};
@@ -305,23 +332,7 @@ Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx
       d.alpha_ref = static_cast<uint8_t>(*ref);
       return ok_status();
     }
-    if (i == 6)
-      return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
-        return read_bump_env(item, &d, k, ctx, ip);
-      });
-    if (i == 7) return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
-        auto w = json::read_word(item, ctx, ip);
-        if (!w) return std::move(w).error();
-        d.color_keys[k] = *w;
-        return ok_status();
-      });
-    if (i == 8)
-      return read_fixed_array<3>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
-        auto x = json::read_float32(item, ctx, ip);
-        if (!x) return std::move(x).error();
-        d.eye_vector[k] = *x;
-        return ok_status();
-      });
+    if (i >= 6) return *decode_texture_dynamic_field(kNames[i], f, &d, ctx, fp);
     auto w = json::read_word(f, ctx, fp);
     if (!w) return std::move(w).error();
     (i == 2 ? d.final_c0 : i == 3 ? d.final_c1 : d.fog_color) = *w;

@@ -25,6 +25,11 @@ Result<sbk_nv2a_program> decode_program(json::od::value& program, const json::Re
 Result<sbk_nv2a_dynamic> decode_dynamic(json::od::value& dynamic, const json::RecordContext& ctx,
                                         const json::Pointer& pointer);
 
+// Reads one of the texture shader's dynamic fields ("bump_env", "color_keys", "eye_vector": the forms of the
+// trace's dynamic object, which the vector format's inputs share) into `dynamic`; false for another name.
+std::optional<Status> decode_texture_dynamic_field(std::string_view name, json::od::value& field, sbk_nv2a_dynamic* dynamic,
+                                                   const json::RecordContext& ctx, const json::Pointer& pointer);
+
 // A program as the trace format writes it (hex words, names): what decode_program reads back to the same
 // program. Only the live stages' words are written.
 nlohmann::ordered_json program_json(const sbk_nv2a_program& program);

@@ -17,9 +17,15 @@ std::string rgba_text(const std::array<uint8_t, 4>& c) {
          std::to_string(c[3]) + ")";
 }
 
-std::string describe(const PixelOutput& got) { return got.discarded ? "discard" : rgba_text(got.rgba); }
+std::string depth_text(const std::optional<uint16_t>& z) { return z ? " depth " + std::to_string(*z) : ""; }
 
-std::string expected_text(const VectorCase& c) { return c.expect_discard ? "discard" : rgba_text(c.expect_rgba); }
+std::string describe(const PixelOutput& got) {
+  return (got.discarded ? "discard" : rgba_text(got.rgba)) + depth_text(got.depth_z16);
+}
+
+std::string expected_text(const VectorCase& c) {
+  return (c.expect_discard ? "discard" : rgba_text(c.expect_rgba)) + depth_text(c.expect_depth_z16);
+}
 
 struct EngineResult {
   std::string engine;
@@ -41,6 +47,7 @@ RouteResults run_exact_cases(const VectorFile& file, RouteRunner& runner) {
   RouteResults results(file.cases.size());
   std::map<std::vector<uint8_t>, std::vector<size_t>> by_key;
   for (size_t i = 0; i < file.cases.size(); ++i) {
+    if (file.cases[i].expect_rejected) continue;  // nothing to render
     std::vector<uint8_t> key(SBK_NV2A_EXACT_KEY_SIZE);
     sbk_nv2a_encode_exact_key(&file.cases[i].program, key.data());
     by_key[key].push_back(i);
@@ -59,6 +66,7 @@ RouteResults run_fallback_cases(const VectorFile& file, RouteRunner& runner, std
   RouteResults results(file.cases.size());
   std::map<std::vector<uint8_t>, std::vector<size_t>> by_family;
   for (size_t i = 0; i < file.cases.size(); ++i) {
+    if (file.cases[i].expect_rejected) continue;  // nothing to render
     const char* where = nullptr;
     const sbk_nv2a_reason reason = sbk_nv2a_admit(&file.cases[i].program, &where);
     if (reason != SBK_NV2A_OK) {
@@ -98,6 +106,20 @@ Result<std::vector<VectorCaseOutcome>> Nv2aGuest::check_vector_file(const std::s
 
   for (size_t i = 0; i < file->cases.size(); ++i) {
     const VectorCase& c = file->cases[i];
+    if (c.expect_rejected) {
+      // The case asserts the program is invalid: the model's validity check must refuse it (every engine
+      // alike; admission refuses what validity refuses, and more while the ubershader lacks a mode).
+      const char* where = nullptr;
+      const sbk_nv2a_reason reason = sbk_nv2a_check_program(&c.program, &where);
+      if (reason != SBK_NV2A_OK)
+        out.push_back({c.name, VectorCaseOutcome::Kind::skipped,
+                       std::string("rejected as expected: ") + sbk_nv2a_reason_name(reason) + " (" + where + ")"});
+      else
+        out.push_back({c.name, VectorCaseOutcome::Kind::failed,
+                       "the case says the program is rejected (" + *c.expect_rejected + "), but it is valid (" +
+                           c.where.to_string() + ")"});
+      continue;
+    }
     if (engines.fallback && !rejected[i].empty() && engines.only_fallback) {
       out.push_back({c.name, VectorCaseOutcome::Kind::skipped, "admission rejects the program: " + rejected[i]});
       continue;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "guests/nv2a/vectors.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "guests/nv2a/program_json.hpp"
@@ -31,10 +32,80 @@ Status read_fog_factor(value& v, float* out, const RecordContext& ctx, const Poi
   return ok_status();
 }
 
+// An array of at most kMaxVectorTexels texels (colours), appended to `out`; `where` gets its start.
+Status read_texels(value& v, std::vector<uint32_t>& out, const char** where, const RecordContext& ctx, const Pointer& p) {
+  *where = json::token_position(v);
+  auto n = json::for_each_element(v, kMaxVectorTexels, ctx, p, [&](value& item, size_t, const Pointer& ip) -> Status {
+    if (out.size() >= kMaxVectorTexels)
+      return ctx.error(json::token_position(item), ip, "out_of_range",
+                       "a vector texture holds at most " + std::to_string(kMaxVectorTexels) + " texels");
+    auto w = json::read_word(item, ctx, ip);
+    if (!w) return std::move(w).error();
+    out.push_back(*w);
+    return ok_status();
+  });
+  if (!n) return std::move(n).error();
+  return ok_status();
+}
+
+// A texture image: {"width", "height", "texels"} (2D), with "depth" (3D), or {"size", "faces"} (cube). The
+// fields come in any order: the texels are gathered first and held against the sizes at the end.
+Status read_image(value& v, TextureImage* image, const RecordContext& ctx, const Pointer& p) {
+  static constexpr std::array<std::string_view, 6> kNames = {"width", "height", "depth", "size", "texels", "faces"};
+  const char* at = json::token_position(v);
+  auto obj = json::read_object(v, ctx, p);
+  if (!obj) return std::move(obj).error();
+  uint64_t seen = 0;
+  uint32_t dims[4] = {1, 1, 1, 1};
+  std::vector<uint32_t> texels;
+  std::vector<size_t> face_sizes;
+  const char* texels_at = at;
+  Status s = json::for_each_field(*obj, kNames, true, ctx, p, &seen, [&](size_t i, value& f, const Pointer& fp) -> Status {
+    if (i < 4) {
+      auto n = json::read_uint_in(f, kMaxVectorTexels, ctx, fp);
+      if (!n) return std::move(n).error();
+      if (*n == 0) return ctx.error(json::token_position(f), fp, "out_of_range", fp.str() + " must be at least 1");
+      dims[i] = static_cast<uint32_t>(*n);
+      return ok_status();
+    }
+    if (i == 4) return read_texels(f, texels, &texels_at, ctx, fp);
+    texels_at = json::token_position(f);
+    auto faces = json::for_each_element(f, 6, ctx, fp, [&](value& face, size_t, const Pointer& ip) -> Status {
+      const size_t before = texels.size();
+      const char* face_at = nullptr;
+      if (Status st = read_texels(face, texels, &face_at, ctx, ip); !st) return st;
+      face_sizes.push_back(texels.size() - before);
+      return ok_status();
+    });
+    if (!faces) return std::move(faces).error();
+    return ok_status();
+  });
+  if (!s) return s;
+  const bool cube = seen & (1u << 3);
+  const bool shape_2d_3d = (seen & 0x13u) == 0x13u && (seen & 0x28u) == 0;  // width, height, texels; no size, faces
+  const bool shape_cube = (seen & 0x28u) == 0x28u && (seen & 0x17u) == 0;   // size, faces only
+  if (!(cube ? shape_cube : shape_2d_3d))
+    return ctx.error(at, p, "missing_field",
+                     p.str() + " must be {\"width\", \"height\", \"texels\"} (with \"depth\" for 3D) or {\"size\", \"faces\"}");
+  const uint64_t count = cube ? 6ull * dims[3] * dims[3] : uint64_t{dims[0]} * dims[1] * dims[2];
+  const bool faces_fit = face_sizes.size() == 6 &&
+                         std::all_of(face_sizes.begin(), face_sizes.end(), [&](size_t n) { return n == uint64_t{dims[3]} * dims[3]; });
+  if (texels.size() != count || (cube && !faces_fit))
+    return ctx.error(texels_at, Pointer(p, cube ? "faces" : "texels"), "out_of_range",
+                     p.str() + (cube ? " must hold 6 faces of size x size texels" : " must hold width x height (x depth) texels"));
+  image->kind = cube ? TextureImage::Kind::cube : (seen & (1u << 2)) ? TextureImage::Kind::image_3d : TextureImage::Kind::image_2d;
+  image->width = cube ? dims[3] : dims[0];
+  image->height = cube ? dims[3] : dims[1];
+  image->depth = cube ? 1 : dims[2];
+  image->texels = std::move(texels);
+  return ok_status();
+}
+
 Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Pointer& p) {
-  static constexpr std::array<std::string_view, 11> kNames = {"v0",       "v1",       "textures",  "fog_color",
-                                                              "fog_factor", "c0",     "c1",        "final_c0",
-                                                              "final_c1", "alpha_ref", "texcoords"};
+  static constexpr std::array<std::string_view, 14> kNames = {"v0",       "v1",        "textures",  "fog_color",
+                                                              "fog_factor", "c0",      "c1",        "final_c0",
+                                                              "final_c1", "alpha_ref", "texcoords", "bump_env",
+                                                              "color_keys", "eye_vector"};
   auto obj = json::read_object(v, ctx, p);
   if (!obj) return std::move(obj).error();
   uint64_t seen = 0;
@@ -49,7 +120,21 @@ Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Po
       case 0: return word_into(&in->v0);
       case 1: return word_into(&in->v1);
       case 2: {
-        auto n = json::read_words(f, in->textures.data(), SBK_NV2A_TEXTURE_STAGES, ctx, fp);
+        auto n = json::for_each_element(f, SBK_NV2A_TEXTURE_STAGES, ctx, fp, [&](value& item, size_t k, const Pointer& ip) -> Status {
+          const char* at = json::token_position(item);
+          json::od::json_type type;
+          if (auto err = item.type().get(type)) return ctx.json_error(err, at, ip);
+          if (type == json::od::json_type::object) {
+            TextureImage image;
+            if (Status s = read_image(item, &image, ctx, ip); !s) return s;
+            in->images[k] = std::move(image);
+            return ok_status();
+          }
+          auto w = json::read_word(item, ctx, ip);
+          if (!w) return std::move(w).error();
+          in->textures[k] = *w;
+          return ok_status();
+        });
         if (!n) return std::move(n).error();
         return ok_status();
       }
@@ -69,14 +154,32 @@ Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Po
         in->dynamic.alpha_ref = static_cast<uint8_t>(*r);
         return ok_status();
       }
+      case 10: {
+        const char* at = json::token_position(f);
+        auto n = json::for_each_element(f, SBK_NV2A_TEXTURE_STAGES, ctx, fp, [&](value& item, size_t k, const Pointer& ip) -> Status {
+          const char* item_at = json::token_position(item);
+          auto m = json::for_each_element(item, 4, ctx, ip, [&](value& x, size_t j, const Pointer& xp) -> Status {
+            auto value = json::read_float32(x, ctx, xp);
+            if (!value) return std::move(value).error();
+            in->texcoords[k][j] = *value;
+            return ok_status();
+          });
+          if (!m) return std::move(m).error();
+          if (*m != 4) return ctx.error(item_at, ip, "out_of_range", ip.str() + " must be [s, t, r, q]");
+          return ok_status();
+        });
+        if (!n) return std::move(n).error();
+        if (*n != SBK_NV2A_TEXTURE_STAGES) return ctx.error(at, fp, "out_of_range", fp.str() + " must have 4 entries");
+        return ok_status();
+      }
       default:
-        return json::skip_validated(f, ctx, fp);  // reserved for texture-coordinate modes
+        return *decode_texture_dynamic_field(kNames[i], f, &in->dynamic, ctx, fp);
     }
   });
 }
 
 Status read_expect(value& v, VectorCase* c, const RecordContext& ctx, const Pointer& p) {
-  static constexpr std::array<std::string_view, 3> kNames = {"rgba8", "discard", "tolerance"};
+  static constexpr std::array<std::string_view, 5> kNames = {"rgba8", "discard", "tolerance", "depth_z16", "rejected"};
   const char* at = json::token_position(v);
   auto obj = json::read_object(v, ctx, p);
   if (!obj) return std::move(obj).error();
@@ -100,12 +203,28 @@ Status read_expect(value& v, VectorCase* c, const RecordContext& ctx, const Poin
       c->expect_discard = *b;
       return ok_status();
     }
+    if (i == 3) {
+      auto z = json::read_uint_in(f, 65535, ctx, fp);
+      if (!z) return std::move(z).error();
+      c->expect_depth_z16 = static_cast<uint16_t>(*z);
+      return ok_status();
+    }
+    if (i == 4) {
+      auto why = json::read_string(f, ctx, fp);
+      if (!why) return std::move(why).error();
+      c->expect_rejected = std::string(*why);
+      return ok_status();
+    }
     auto t = json::read_uint_in(f, 255, ctx, fp);
     if (!t) return std::move(t).error();
     c->tolerance = static_cast<uint32_t>(*t);
     return ok_status();
   });
   if (!s) return s;
+  if (c->expect_rejected) {
+    if (seen != (1u << 4)) return ctx.error(at, p, "conflicting_fields", "expect.rejected stands alone: nothing is rendered");
+    return ok_status();
+  }
   if (!(seen & 1) && !c->expect_discard)
     return ctx.error(at, Pointer(p, "rgba8"), "missing_field", "expect needs rgba8 unless discard is true");
   return ok_status();
@@ -162,9 +281,10 @@ Result<VectorFile> parse_vector_text(const std::string& path, std::string_view s
       auto t = json::read_string(f, ctx, fp);
       if (!t) return std::move(t).error();
       (i == 0 ? format : guest) = std::string(*t);
-      if (i == 0 && format != kVectorFormat)
+      if (i == 0 && format != kVectorFormat && format != kVectorFormatV1)
         return ctx.error(json::token_position(f), fp, "unsupported_format",
-                         "vector format \"" + format + "\" is not supported; this reader speaks \"" + std::string(kVectorFormat) + "\"");
+                         "vector format \"" + format + "\" is not supported; this reader speaks \"" + std::string(kVectorFormat) +
+                             "\" and \"" + std::string(kVectorFormatV1) + "\"");
       if (i == 1 && guest != "nv2a")
         return ctx.error(json::token_position(f), fp, "wrong_guest", "vectors are for guest \"" + guest + "\", not nv2a");
       return ok_status();
@@ -212,6 +332,7 @@ Result<VectorFile> parse_vector_text(const std::string& path, std::string_view s
 }
 
 bool matches(const VectorCase& c, const PixelOutput& got) {
+  if (c.expect_depth_z16 && got.depth_z16 != c.expect_depth_z16) return false;
   if (c.expect_discard || got.discarded) return c.expect_discard == got.discarded;
   for (int i = 0; i < 4; ++i) {
     const int diff = static_cast<int>(got.rgba[i]) - static_cast<int>(c.expect_rgba[i]);

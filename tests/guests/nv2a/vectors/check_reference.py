@@ -5,8 +5,9 @@
 Usage: check_reference.py [DIR_OR_FILE...]
 Prints one line a case and ends with "N passed, M failed"; exits 1 when a case fails (or a file cannot
 be read), 0 otherwise. A case passes when the discard verdict matches and, when the expectation is not
-a discard, every rgba8 channel is within the case's tolerance (1 unless stated). A discarded fragment
-has no colour, so a case expecting a discard compares only the verdict.
+a discard, every rgba8 channel is within the case's tolerance (1 unless stated); a depth_z16 expectation
+must match exactly. A discarded fragment has no colour, so a case expecting a discard compares only the
+verdict. A case expecting {"rejected": ...} passes when the evaluator finds the program invalid.
 """
 
 import glob
@@ -32,12 +33,21 @@ def vector_files(args):
 def check_case(case):
     """Returns (ok, detail)."""
     expect = case["expect"]
+    if "rejected" in expect:
+        reasons = reference_nv2a.validate(case["program"])
+        if reasons:
+            return True, "rejected: %s" % "; ".join(reasons)
+        return False, "valid, but the case says rejected (%s)" % expect["rejected"]
     tolerance = expect.get("tolerance", 1)
     try:
         result = reference_nv2a.evaluate(case["program"], case["inputs"])
     except (reference_nv2a.InvalidProgram, reference_nv2a.Unsupported, ValueError, KeyError) as error:
         return False, "error: %s" % error
     got = "rgba8=%s discard=%s" % (result.rgba8, str(result.discard).lower())
+    if result.depth_z16 is not None:
+        got += " depth=%d" % result.depth_z16
+    if "depth_z16" in expect and result.depth_z16 != expect["depth_z16"]:
+        return False, "%s, expected depth=%d" % (got, expect["depth_z16"])
     if result.discard != bool(expect.get("discard", False)):
         return False, "%s, expected discard=%s" % (got, str(bool(expect.get("discard"))).lower())
     if not result.discard:
@@ -54,8 +64,8 @@ def main(argv):
         try:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
-            if doc.get("format") != "shaderbake-vectors/1" or doc.get("guest") != "nv2a":
-                raise ValueError("not a shaderbake-vectors/1 nv2a file")
+            if doc.get("format") not in ("shaderbake-vectors/1", "shaderbake-vectors/2") or doc.get("guest") != "nv2a":
+                raise ValueError("not a shaderbake-vectors/1 or /2 nv2a file")
             cases = doc["cases"]
         except (OSError, ValueError, KeyError) as error:
             print("%s: error: %s" % (label, error))

@@ -46,9 +46,8 @@ Decisions taken where the semantics (guests/nv2a/README.md) are silent or open (
       v0, v1 and t0-t3); c0/c1 there are final_c0/final_c1. Fog alpha there is the fog factor, clamped
       to [0, 1]; the fog colour's own alpha byte is never read.
   D10 With CW0 = CW1 = 0 the combiner output is (0, 0, 0, 0) and the alpha test still runs on a = 0.
-  D11 A texture stage reads its 1x1 texture colour when enabled and in mode project2d (also project3d
-      and cube, which sample the same 1x1 colour); disabled or mode none reads (0, 0, 0, 1). Other modes
-      (passthru, clipplane, the dependent modes) need texture coordinates and are not evaluated.
+  D11 The texture stages are reference_texture.py's (every mode of the texture shader; a 1x1 texture of
+      vector format /1 serves any sampler); disabled or mode none reads (0, 0, 0, 1).
   D12 Per-stage constants: with COMBINECTL bit 12 (c0) / bit 16 (c1) stage i reads c0[i] / c1[i], else
       c0[0] / c1[0]; a missing array entry is 0 (the vector format's rule).
   D13 The alpha test compares round(clamp(a, 0, 1) * 255) with alpha_ref; a disabled alpha test never
@@ -57,7 +56,11 @@ Decisions taken where the semantics (guests/nv2a/README.md) are silent or open (
 
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_texture  # noqa: E402
 
 # Register codes (guests/nv2a/README.md, Semantics).
 ZERO, C0, C1, FOG, V0, V1 = 0, 1, 2, 3, 4, 5
@@ -76,13 +79,6 @@ TEXTURE_MODES = ["none", "project2d", "project3d", "cube", "passthru", "clipplan
                  "bumpenvmap_luminance", "brdf", "dot_st", "dot_zw", "dot_rflct_diff", "dot_rflct_spec",
                  "dot_str_3d", "dot_str_cube", "dependent_ar", "dependent_gb", "dot_product",
                  "dot_rflct_spec_const"]
-# Stages in which each mode is legal (the NV2A texture shader table).
-TEXTURE_MODE_STAGES = {
-    0: {0, 1, 2, 3}, 1: {0, 1, 2, 3}, 2: {0, 1, 2, 3}, 3: {0, 1, 2, 3}, 4: {0, 1, 2, 3}, 5: {0, 1, 2, 3},
-    6: {1, 2, 3}, 7: {1, 2, 3}, 8: {2, 3}, 9: {2, 3}, 10: {2, 3}, 11: {2}, 12: {3}, 13: {3}, 14: {3},
-    15: {1, 2, 3}, 16: {1, 2, 3}, 17: {1, 2}, 18: {3}}
-EVALUATED_TEXTURE_MODES = {0, 1, 2, 3}   # D11
-
 ALPHA_FUNCS = {
     "never": lambda a, r: False, "less": lambda a, r: a < r, "equal": lambda a, r: a == r,
     "less_or_equal": lambda a, r: a <= r, "greater": lambda a, r: a > r,
@@ -266,15 +262,39 @@ def validate(program):
     modes = program.get("texture_modes", ["none"] * 4)
     for i, mode in enumerate(modes):
         try:
-            value = texture_mode_value(mode)
+            texture_mode_value(mode)
         except ValueError as error:
             reasons.append("texture stage %d: %s" % (i, error))
-            continue
-        if value not in TEXTURE_MODE_STAGES or i not in TEXTURE_MODE_STAGES[value]:
-            reasons.append("texture stage %d: mode %r reserved or illegal in this stage" % (i, mode))
+    if reasons:
+        return reasons
+    reasons.extend(reference_texture.validate_texture(program))
+    reasons.extend(undefined_texture_reads(program, n))
     test = program.get("alpha_test", {"enabled": False, "func": "always"})
     if test.get("func", "always") not in ALPHA_FUNCS:
         reasons.append("alpha_test: unknown func %r" % test.get("func"))
+    return reasons
+
+
+def undefined_texture_reads(program, n):
+    """Combiner reads of a T that its texture stage leaves undefined (clipplane, dot_product, dot_zw), and of
+    r0.a while it holds a clipplane stage 0's undefined T0.a (until a stage writes r0.a)."""
+    bad, r0_undefined = reference_texture.undefined_t_registers(program)
+    reasons = []
+    if not bad:
+        return reasons
+    for i in range(n):
+        for portion in ("rgb", "alpha"):
+            for byte in split_inputs(word(program[portion + "_inputs"][i])):
+                if (byte & 0xF) in bad or (r0_undefined and (byte & 0xF) == R0 and byte & 0x10):
+                    reasons.append("stage %d %s: reads an undefined texture register" % (i, portion))
+        rgb_out, alpha_out = decode_output(word(program["rgb_outputs"][i])), decode_output(word(program["alpha_outputs"][i]))
+        if R0 in (alpha_out["ab"], alpha_out["cd"], alpha_out["sum"]) or \
+                (rgb_out["ab_b2a"] and rgb_out["ab"] == R0) or (rgb_out["cd_b2a"] and rgb_out["cd"] == R0):
+            r0_undefined = False
+    cw0, cw1 = (word(w) for w in program["final_inputs"])
+    for byte in split_inputs(cw0) + split_inputs(cw1)[:3]:
+        if (byte & 0xF) in bad or (r0_undefined and (byte & 0xF) == R0 and byte & 0x10):
+            reasons.append("final combiner: reads an undefined texture register")
     return reasons
 
 
@@ -291,9 +311,6 @@ def evaluate(program, inputs, want_trace=False):
     unique_c1 = bool(cc & 0x10000)
 
     # Runtime inputs, with the format's defaults (missing constants are 0).
-    textures = inputs.get("textures", ["0x00000000"] * 4)
-    modes = [texture_mode_value(m) for m in program.get("texture_modes", ["none"] * 4)]
-    enabled = program.get("texture_enabled", [False] * 4)
     c0s = [colour(c) for c in inputs.get("c0", [])]
     c1s = [colour(c) for c in inputs.get("c1", [])]
     zero4 = [0.0, 0.0, 0.0, 0.0]
@@ -305,14 +322,9 @@ def evaluate(program, inputs, want_trace=False):
     regs = {ZERO: list(zero4), V0: colour(inputs.get("v0", 0)), V1: colour(inputs.get("v1", 0))}
     fog_rgb = colour(inputs.get("fog_color", 0))[:3]
     regs[FOG] = fog_rgb + [clamp(fog_factor(inputs.get("fog_factor", 1.0)), 0.0, 1.0)]   # D9
+    t_regs, texture_discard, depth = reference_texture.texture_stage(program, inputs)
     for i in range(4):
-        if enabled[i] and modes[i] != 0:
-            if modes[i] not in EVALUATED_TEXTURE_MODES:
-                raise Unsupported("texture stage %d mode %s needs texture coordinates"
-                                  % (i, TEXTURE_MODES[modes[i]]))
-            regs[T0 + i] = colour(textures[i])
-        else:
-            regs[T0 + i] = [0.0, 0.0, 0.0, 1.0]
+        regs[T0 + i] = list(t_regs[i])
     regs[R0] = [0.0, 0.0, 0.0, regs[T0][3]]
     regs[R1] = list(zero4)
 
@@ -418,11 +430,13 @@ def evaluate(program, inputs, want_trace=False):
                                     "spare0+secondary": spare_sum, "G": [alpha]}))
 
     test = program.get("alpha_test", {"enabled": False, "func": "always"})
-    discard = False
+    discard = texture_discard
     if test.get("enabled", False):
         a8 = to_byte(rgba[3])
-        discard = not ALPHA_FUNCS[test.get("func", "always")](a8, int(inputs.get("alpha_ref", 0)))
-    return Result(rgba, discard, trace)
+        discard = discard or not ALPHA_FUNCS[test.get("func", "always")](a8, int(inputs.get("alpha_ref", 0)))
+    result = Result(rgba, discard, trace)
+    result.depth_z16 = depth
+    return result
 
 
 def _format_regs(regs):
