@@ -178,9 +178,10 @@ def cases():
                     "dot2 = 0.9 H = 0.45 -> y 1: texel 7"))
     zw = program(T0, ["project2d", "dot_product", "dot_zw", "none"])
     out.append(case("dot_zw_writes_depth", zw,
-                    {"textures": [N_X], "texcoords": [[0, 0, 0, 1], [1000, 0, 0, 1], [2.5, 0, 0, 1]]},
+                    {"textures": [N_X], "texcoords": [[0, 0, 0, 1], [1001, 0, 0, 1], [2.5, 0, 0, 1]]},
                     {"rgba8": [255, 0, 0, 255], "depth_z16": 400},
-                    "dot1 = 1000, dot2 = 2.5: depth = floor(1000 / 2.5) = 400; output t0 = 0xFFFF0000"))
+                    "dot1 = 1001, dot2 = 2.5: depth = floor(1001 / 2.5) = floor(400.4) = 400 (away from an integer, "
+                    "so a GPU's division error cannot cross it); output t0 = 0xFFFF0000"))
     out.append(case("dot_zw_depth_is_floored", zw,
                     {"textures": [N_X], "texcoords": [[0, 0, 0, 1], [1001, 0, 0, 1], [4, 0, 0, 1]]},
                     {"rgba8": [255, 0, 0, 255], "depth_z16": 250}, "floor(1001 / 4) = floor(250.25) = 250"))
