@@ -79,6 +79,20 @@ Result<CaseInterface> interface_of(const DrawCase& draw, size_t index, const VkP
       return case_error(index, "texture at binding " + std::to_string(texture.binding) + " has an invalid dimension " +
                                    std::to_string(static_cast<int>(texture.dim)));
     }
+    if (!texture.texels.empty()) {
+      const uint64_t layers = texture.dim == SamplerDim::cube ? 6 : 1;
+      const uint64_t depth = texture.dim == SamplerDim::dim3d ? texture.depth : 1;
+      const bool shape = texture.width > 0 && texture.height > 0 && depth > 0 &&
+                         (texture.dim != SamplerDim::cube || texture.width == texture.height) &&
+                         (texture.dim == SamplerDim::dim3d || texture.depth == 1) &&
+                         texture.width <= limits.maxImageDimension2D && texture.height <= limits.maxImageDimension2D &&
+                         depth <= limits.maxImageDimension3D;
+      if (!shape || texture.texels.size() != uint64_t{texture.width} * texture.height * depth * layers * 4)
+        return case_error(index, "texture at binding " + std::to_string(texture.binding) + " holds " +
+                                     std::to_string(texture.texels.size()) + " bytes for " + std::to_string(texture.width) +
+                                     "x" + std::to_string(texture.height) + "x" + std::to_string(texture.depth) +
+                                     " (RGBA8, a cube square, depth 1 unless 3D, within the device's limits)");
+    }
     interface.slots.push_back({texture.binding, BindingKind::texture, texture.dim});
   }
   for (const UniformBinding& uniform : draw.uniforms) {
@@ -121,22 +135,33 @@ Status check_attribute_locations(const PipelineSpec& spec, size_t attributes, co
   return error;
 }
 
-uint64_t texture_key(const TextureBinding& texture) {
-  uint32_t rgba = 0;
-  std::memcpy(&rgba, texture.rgba.data(), 4);
-  return (uint64_t{static_cast<uint8_t>(texture.dim)} << 32) | rgba;
+// One distinct texture of a run: dimensionality, extent and RGBA8 texels (layers consecutive).
+struct TextureContent {
+  SamplerDim dim;
+  uint32_t width, height, depth;
+  std::vector<uint8_t> texels;
+  uint32_t layers() const { return dim == SamplerDim::cube ? 6 : 1; }
+  auto operator<=>(const TextureContent&) const = default;
+};
+
+TextureContent content_of(const TextureBinding& texture) {
+  if (!texture.texels.empty())
+    return {texture.dim, texture.width, texture.height, texture.dim == SamplerDim::dim3d ? texture.depth : 1, texture.texels};
+  TextureContent c{texture.dim, 1, 1, 1, {}};
+  for (uint32_t layer = 0; layer < c.layers(); ++layer) c.texels.insert(c.texels.end(), texture.rgba.begin(), texture.rgba.end());
+  return c;
 }
 
 VkDeviceSize align_up(VkDeviceSize value, VkDeviceSize alignment) {
   return alignment <= 1 ? value : (value + alignment - 1) / alignment * alignment;
 }
 
-// The 1x1 textures of one run, one image per distinct (dimensionality, colour).
+// The textures of one run, one image per distinct content.
 struct Textures {
   std::vector<DeviceObject<VkDeviceMemory>> memory;  // one allocation per group of compatible memory types
   std::vector<DeviceObject<VkImage>> images;
   std::vector<DeviceObject<VkImageView>> views;
-  std::vector<uint64_t> keys;  // texture_key of each image
+  std::vector<TextureContent> contents;  // of each image
 };
 
 // Every Vulkan object of one run(), destroyed (in reverse declaration order) once the device is idle.
@@ -229,7 +254,7 @@ Status Runner::check_cases(std::span<const DrawCase> cases) {
     return case_error(0, std::to_string(interface_.attributes) + " attributes, more than the device supports (" +
                              std::to_string(limits.maxVertexInputAttributes - 1) + ")");
   }
-  std::unordered_map<uint64_t, uint32_t> texture_index;
+  std::map<TextureContent, uint32_t> texture_index;
   case_texture_begin_.reserve(cases.size() + 1);
   for (size_t i = 0; i < cases.size(); ++i) {
     if (i > 0) {
@@ -241,9 +266,9 @@ Status Runner::check_cases(std::span<const DrawCase> cases) {
     }
     case_texture_begin_.push_back(case_textures_.size());
     for (const TextureBinding& texture : cases[i].textures) {
-      const uint64_t key = texture_key(texture);
-      auto [it, inserted] = texture_index.try_emplace(key, static_cast<uint32_t>(textures_.keys.size()));
-      if (inserted) textures_.keys.push_back(key);
+      TextureContent content = content_of(texture);
+      auto [it, inserted] = texture_index.try_emplace(content, static_cast<uint32_t>(textures_.contents.size()));
+      if (inserted) textures_.contents.push_back(std::move(content));
       case_textures_.push_back(it->second);
     }
   }
@@ -464,14 +489,14 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
 }
 
 Status Runner::create_textures() {
-  if (textures_.keys.empty()) return ok_status();
+  if (textures_.contents.empty()) return ok_status();
   VkSamplerCreateInfo sampler{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   sampler.magFilter = VK_FILTER_NEAREST;
   sampler.minFilter = VK_FILTER_NEAREST;
   sampler.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  sampler.addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT;
-  sampler.addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT;
-  sampler.addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT;
+  sampler.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  sampler.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  sampler.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   sampler.maxLod = 0.0f;
   auto made = create_object<VkSampler>(device_, "vkCreateSampler", vkCreateSampler, sampler, vkDestroySampler);
   if (!made) return std::move(made).error();
@@ -481,15 +506,16 @@ Status Runner::create_textures() {
   // thousands of distinct colours makes a handful of allocations (maxMemoryAllocationCount may be 4096).
   std::map<uint32_t, std::vector<std::pair<size_t, VkMemoryRequirements>>> groups;
   VkDeviceSize staging_bytes = 0;
-  for (size_t i = 0; i < textures_.keys.size(); ++i) {
-    const auto dim = static_cast<SamplerDim>(textures_.keys[i] >> 32);
+  for (size_t i = 0; i < textures_.contents.size(); ++i) {
+    const TextureContent& content = textures_.contents[i];
+    const SamplerDim dim = content.dim;
     VkImageCreateInfo image{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     image.imageType = dim == SamplerDim::dim3d ? VK_IMAGE_TYPE_3D : VK_IMAGE_TYPE_2D;
     image.flags = dim == SamplerDim::cube ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0;
     image.format = kTargetFormat;
-    image.extent = {1, 1, 1};
+    image.extent = {content.width, content.height, content.depth};
     image.mipLevels = 1;
-    image.arrayLayers = dim == SamplerDim::cube ? 6 : 1;
+    image.arrayLayers = content.layers();
     image.samples = VK_SAMPLE_COUNT_1_BIT;
     image.tiling = VK_IMAGE_TILING_OPTIMAL;
     image.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
@@ -501,7 +527,7 @@ Status Runner::create_textures() {
     vkGetImageMemoryRequirements(device_, created->get(), &requirements);
     groups[requirements.memoryTypeBits].push_back({i, requirements});
     textures_.images.push_back(std::move(created).value());
-    staging_bytes += 4 * image.arrayLayers;
+    staging_bytes += content.texels.size();
   }
   for (const auto& [type_bits, members] : groups) {
     VkDeviceSize size = 0;
@@ -524,8 +550,8 @@ Status Runner::create_textures() {
     }
     textures_.memory.push_back(std::move(memory).value());
   }
-  for (size_t i = 0; i < textures_.keys.size(); ++i) {
-    const auto dim = static_cast<SamplerDim>(textures_.keys[i] >> 32);
+  for (size_t i = 0; i < textures_.contents.size(); ++i) {
+    const SamplerDim dim = textures_.contents[i].dim;
     VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     view.image = textures_.images[i].get();
     view.viewType = dim == SamplerDim::dim3d ? VK_IMAGE_VIEW_TYPE_3D
@@ -538,15 +564,14 @@ Status Runner::create_textures() {
     textures_.views.push_back(std::move(created).value());
   }
 
-  // The texels, uploaded by the first batch's command buffer: 4 bytes a layer, layers consecutive.
+  // The texels, uploaded by the first batch's command buffer: image after image, layers consecutive.
   auto staging = context_.create_host_buffer(staging_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false);
   if (!staging) return std::move(staging).error();
   staging_ = std::move(staging).value();
   VkDeviceSize offset = 0;
-  for (uint64_t key : textures_.keys) {
-    const uint32_t layers = static_cast<SamplerDim>(key >> 32) == SamplerDim::cube ? 6 : 1;
-    const auto rgba = static_cast<uint32_t>(key);
-    for (uint32_t layer = 0; layer < layers; ++layer, offset += 4) std::memcpy(staging_.mapped + offset, &rgba, 4);
+  for (const TextureContent& content : textures_.contents) {
+    std::memcpy(staging_.mapped + offset, content.texels.data(), content.texels.size());
+    offset += content.texels.size();
   }
   return ok_status();
 }
@@ -640,7 +665,7 @@ void record_texture_upload(VkCommandBuffer cmd, const Textures& textures, VkBuff
   std::vector<VkImageMemoryBarrier> barriers;
   barriers.reserve(textures.images.size());
   for (size_t i = 0; i < textures.images.size(); ++i) {
-    const uint32_t layers = static_cast<SamplerDim>(textures.keys[i] >> 32) == SamplerDim::cube ? 6 : 1;
+    const uint32_t layers = textures.contents[i].layers();
     VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
     barrier.srcAccessMask = 0;
     barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -656,13 +681,13 @@ void record_texture_upload(VkCommandBuffer cmd, const Textures& textures, VkBuff
                        static_cast<uint32_t>(barriers.size()), barriers.data());
   VkDeviceSize offset = 0;
   for (size_t i = 0; i < textures.images.size(); ++i) {
-    const uint32_t layers = barriers[i].subresourceRange.layerCount;
+    const TextureContent& content = textures.contents[i];
     VkBufferImageCopy copy{};
     copy.bufferOffset = offset;
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, layers};
-    copy.imageExtent = {1, 1, 1};
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, content.layers()};
+    copy.imageExtent = {content.width, content.height, content.depth};
     vkCmdCopyBufferToImage(cmd, staging, textures.images[i].get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-    offset += 4 * layers;
+    offset += content.texels.size();
   }
   for (VkImageMemoryBarrier& barrier : barriers) {
     barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;

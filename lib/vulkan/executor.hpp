@@ -22,12 +22,16 @@ namespace shaderbake::vulkan {
 // The dimensionality of a sampled image (2D, 3D, cube), numbered as the guest runtime headers number them.
 enum class SamplerDim : uint8_t { dim2d = 1, dim3d = 2, cube = 3 };
 
-// A combined image sampler at `binding` of descriptor set 0: a 1x1 (2D), 1x1x1 (3D) or 1x1-per-face (cube)
-// R8G8B8A8_UNORM texture of one colour, nearest filtering, repeat addressing.
+// A combined image sampler at `binding` of descriptor set 0, R8G8B8A8_UNORM, nearest filtering, clamp-to-edge
+// addressing: a 1x1 (2D), 1x1x1 (3D) or 1x1-per-face (cube) texture of the colour `rgba`, or, when `texels`
+// is not empty, an image of width x height (x depth for 3D; a cube's faces are width x width, height equal):
+// RGBA8 texels, row-major, rows from the top, 3D slices and cube faces (+X, -X, +Y, -Y, +Z, -Z) consecutive.
 struct TextureBinding {
   uint32_t binding;
   SamplerDim dim;
   std::array<uint8_t, 4> rgba;
+  uint32_t width = 1, height = 1, depth = 1;
+  std::vector<uint8_t> texels;
 };
 
 // A uniform buffer at `binding` of descriptor set 0. `bytes` are the block's std140 data, prepared by the

@@ -18,8 +18,11 @@
 #include "mixed.frag.h"
 #include "position_only.vert.h"
 #include "texture_2d.frag.h"
+#include "texture_2d_at.frag.h"
 #include "texture_3d.frag.h"
+#include "texture_3d_at.frag.h"
 #include "texture_cube.frag.h"
+#include "texture_cube_at.frag.h"
 #include "uniform_colour.frag.h"
 
 namespace shaderbake::vulkan {
@@ -157,6 +160,69 @@ TEST_F(VulkanExecutor, samples_the_colour_of_a_3d_texture) {
 
 TEST_F(VulkanExecutor, samples_the_colour_of_a_cube_texture) {
   expect_texture_colours(this, *executor_, pipeline(kPositionOnlyVert, kTextureCubeFrag), 2, SamplerDim::cube);
+}
+
+// Images larger than 1x1: each texel found at its centre, and clamp-to-edge outside [0, 1].
+std::vector<uint8_t> numbered_texels(size_t count) {
+  std::vector<uint8_t> texels;
+  for (size_t i = 0; i < count; ++i) {
+    const auto n = static_cast<uint8_t>(10 * (i + 1));
+    texels.insert(texels.end(), {n, static_cast<uint8_t>(n + 1), static_cast<uint8_t>(n + 2), 255});
+  }
+  return texels;
+}
+
+Rgba numbered(size_t i) {
+  const auto n = static_cast<uint8_t>(10 * (i + 1));
+  return {n, static_cast<uint8_t>(n + 1), static_cast<uint8_t>(n + 2), 255};
+}
+
+TEST_F(VulkanExecutor, samples_each_texel_of_a_2d_image_and_clamps_to_its_edge) {
+  TextureBinding image{0, SamplerDim::dim2d, {0, 0, 0, 0}, 4, 2, 1, numbered_texels(8)};
+  std::vector<DrawCase> cases;
+  std::vector<Rgba> want;
+  for (uint32_t y = 0; y < 2; ++y)
+    for (uint32_t x = 0; x < 4; ++x) {
+      cases.push_back(DrawCase{{{(x + 0.5f) / 4.0f, (y + 0.5f) / 2.0f, 0.0f, 0.0f}}, {image}, {}});
+      want.push_back(numbered(y * 4 + x));
+    }
+  cases.push_back(DrawCase{{{-3.0f, 0.25f, 0.0f, 0.0f}}, {image}, {}});  // left of the image: column 0
+  want.push_back(numbered(0));
+  cases.push_back(DrawCase{{{7.0f, 9.0f, 0.0f, 0.0f}}, {image}, {}});   // past the bottom right corner
+  want.push_back(numbered(7));
+  auto results = executor_->run(pipeline(kAttributeVert, kTexture2dAtFrag), cases);
+  ASSERT_TRUE(results.ok()) << results.error().to_string();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ((*results)[i].rgba, want[i]) << "case " << i;
+}
+
+TEST_F(VulkanExecutor, samples_each_texel_of_a_3d_image) {
+  TextureBinding image{1, SamplerDim::dim3d, {0, 0, 0, 0}, 2, 2, 2, numbered_texels(8)};
+  std::vector<DrawCase> cases;
+  for (uint32_t i = 0; i < 8; ++i)
+    cases.push_back(DrawCase{{{(i % 2 + 0.5f) / 2.0f, (i / 2 % 2 + 0.5f) / 2.0f, (i / 4 + 0.5f) / 2.0f, 0.0f}}, {image}, {}});
+  auto results = executor_->run(pipeline(kAttributeVert, kTexture3dAtFrag), cases);
+  ASSERT_TRUE(results.ok()) << results.error().to_string();
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ((*results)[i].rgba, numbered(i)) << "texel " << i;
+}
+
+TEST_F(VulkanExecutor, samples_each_face_of_a_cube_image) {
+  // 1x1 faces in Vulkan's order +X, -X, +Y, -Y, +Z, -Z; a direction along each axis reads its face.
+  TextureBinding image{2, SamplerDim::cube, {0, 0, 0, 0}, 1, 1, 1, numbered_texels(6)};
+  const std::array<std::array<float, 4>, 6> directions = {{{1, 0.2f, 0.1f, 0}, {-1, 0.1f, 0.2f, 0}, {0.2f, 1, 0.1f, 0},
+                                                           {0.1f, -1, 0.2f, 0}, {0.2f, 0.1f, 1, 0}, {0.1f, 0.2f, -1, 0}}};
+  std::vector<DrawCase> cases;
+  for (const auto& d : directions) cases.push_back(DrawCase{{d}, {image}, {}});
+  auto results = executor_->run(pipeline(kAttributeVert, kTextureCubeAtFrag), cases);
+  ASSERT_TRUE(results.ok()) << results.error().to_string();
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ((*results)[i].rgba, numbered(i)) << "face " << i;
+}
+
+TEST_F(VulkanExecutor, rejects_an_image_whose_texels_do_not_fill_its_extent) {
+  TextureBinding image{0, SamplerDim::dim2d, {0, 0, 0, 0}, 4, 2, 1, numbered_texels(7)};
+  const std::vector<DrawCase> cases = {DrawCase{{{0.5f, 0.5f, 0, 0}}, {image}, {}}};
+  auto results = executor_->run(pipeline(kAttributeVert, kTexture2dAtFrag), cases);
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.error().reason, "executor_bad_case");
 }
 
 TEST_F(VulkanExecutor, reads_each_case_uniform_block_at_its_own_offset) {
