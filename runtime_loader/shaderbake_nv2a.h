@@ -568,7 +568,7 @@ static int sbk__valid_destination(uint32_t dst) {
 
 static sbk_nv2a_reason sbk__check_output(uint32_t word, int rgb) {
   const uint32_t cd = word & 0xFu, ab = (word >> 4) & 0xFu, sum = (word >> 8) & 0xFu;
-  const uint32_t cd_dot = (word >> 12) & 1u, ab_dot = (word >> 13) & 1u, op = (word >> 15) & 7u;
+  const uint32_t op = (word >> 15) & 7u;
   if ((word >> 20) != 0u) return SBK_NV2A_UNDOCUMENTED_BITS;
   if (!rgb && (word & ((1u << 12) | (1u << 13) | (1u << 18) | (1u << 19))) != 0u)
     return SBK_NV2A_DOT_OR_BLUE_TO_ALPHA_IN_ALPHA_PORTION;
@@ -576,8 +576,7 @@ static sbk_nv2a_reason sbk__check_output(uint32_t word, int rgb) {
   if (!sbk__valid_destination(cd) || !sbk__valid_destination(ab) || !sbk__valid_destination(sum))
     return SBK_NV2A_BAD_DESTINATION;
   if ((cd != 0u && (cd == ab || cd == sum)) || (ab != 0u && ab == sum)) return SBK_NV2A_DUPLICATE_DESTINATION;
-  (void)cd_dot; /* a sum next to a dot product sums the dot products: defined (NV_register_combiners 1.6) */
-  (void)ab_dot;
+  /* A sum next to a dot product sums the dot products: defined (NV_register_combiners 1.6), not refused. */
   return SBK_NV2A_OK;
 }
 
