@@ -33,7 +33,6 @@ uint32_t RandomPrograms::output_word(bool rgb) {
     if (below(5) == 0) word |= 1u << 13;  // AB dot
     if (below(5) == 0) word |= 1u << 18;  // CD blue to alpha
     if (below(5) == 0) word |= 1u << 19;  // AB blue to alpha
-    if (word & ((1u << 12) | (1u << 13))) sum = 0;  // a dot product leaves the sum discarded
   }
   return word | (sum << 8);
 }

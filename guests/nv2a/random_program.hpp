@@ -10,9 +10,9 @@ namespace shaderbake::nv2a {
 
 // Deterministic generator of random *valid* nv2a programs and pixel inputs, for property tests and
 // benchmarks: the same seed gives the same sequence on every platform (own PRNG, integer-only draws).
-// Every program it returns passes sbk_nv2a_check_program; it covers every register, mapping, op, dot,
-// mux mode, blue-to-alpha, per-stage constants, final-combiner slot and flag, texture sampler kind and
-// alpha-test function.
+// Every program it returns passes sbk_nv2a_check_program; it covers every register, mapping, op, dot (a sum
+// next to one included), mux mode, blue-to-alpha, per-stage constants, final-combiner slot and flag, texture
+// sampler kind and alpha-test function.
 class RandomPrograms {
  public:
   explicit RandomPrograms(uint64_t seed) : state_(seed) {}
