@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
     uint32_t* words;
     size_t size = 0;
     SBK_TEST_CHECK(sbk_bundle_module_info(&bundle, m, &info) == SBK_OK);
-    stored_packed += (sbk__get_u16(sbk__module_entry(&bundle, m) + 32) & 2u) != 0;
+    stored_packed += (sbk__module_flags(sbk__module_entry(&bundle, m)) & 2u) != 0;
     with_parent += info.parent != SBK_NO_MODULE;
     words = (uint32_t*)malloc(info.raw_size);
     SBK_TEST_CHECK(sbk_bundle_read_module(&bundle, m, words, info.raw_size, &size, NULL) == SBK_OK);
