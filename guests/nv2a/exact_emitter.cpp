@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "guests/nv2a/exact_emitter.hpp"
 
-#include "guests/nv2a/program_json.hpp"
+#include "guests/nv2a/exact_texture_stages.hpp"
 
 #include <algorithm>
 #include <array>
@@ -172,18 +172,18 @@ const char* compare_glsl(uint8_t func) {
 
 constexpr const char* kDynamicBlock =
     "layout(set = 0, binding = 4, std140) uniform Dynamic {\n"
-    "  vec4 c0[8];\n  vec4 c1[8];\n  vec4 final_c0;\n  vec4 final_c1;\n  vec4 fog_color;\n  uint alpha_ref;\n} dyn;\n";
+    "  vec4 c0[8];\n  vec4 c1[8];\n  vec4 final_c0;\n  vec4 final_c1;\n  vec4 fog_color;\n  uint alpha_ref;\n"
+    "  vec4 bump_env_matrix[4];\n  vec4 bump_env_scale;\n  vec4 bump_env_offset;\n  uvec4 color_keys;\n  vec4 eye_vector;\n} dyn;\n";
 
 }  // namespace
 
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
   for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
-    const uint8_t mode = sbk_nv2a_effective_texture_mode(&p, t);
-    if (mode > SBK_NV2A_TEXTURE_CUBE && mode < SBK_NV2A_TEXTURE_MODE_COUNT) {
+    if (sbk_nv2a_effective_texture_mode(&p, t) == SBK_NV2A_TEXTURE_BRDF) {
       Error e;
-      e.reason = "texture_mode_unsupported";
-      e.message = "the exact emitter does not implement texture mode " +
-                  std::string(texture_mode_name(mode).value_or("?")) + " (stage " + std::to_string(t) + ") yet";
+      e.reason = "brdf_undefined";
+      e.message = "no exact shader for brdf (texture stage " + std::to_string(t) +
+                  "): the sign of its delta phi is unknown on hardware, so there is nothing faithful to emit";
       return e;
     }
   }
@@ -211,28 +211,12 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
 
   std::string out = "#version 450\n// shaderbake nv2a exact fragment shader\n";
   out += "layout(location = 0) in vec4 in_v0;\nlayout(location = 1) in vec4 in_v1;\nlayout(location = 2) in float in_fog;\n";
-  for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
-    if (!((live_regs >> (8 + t)) & 1) && !(t == 0 && ((live_regs >> 12) & 1))) continue;
-    const sbk_sampler_dim dim = sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&p, t));
-    if (dim == SBK_SAMPLER_NONE) continue;
-    const std::string ts = std::to_string(t);
-    out += "layout(location = " + std::to_string(3 + t) + ") in vec4 in_tex" + ts + ";\n";
-    out += "layout(set = 0, binding = " + ts + ") uniform " +
-           (dim == SBK_SAMPLER_2D ? "sampler2D" : dim == SBK_SAMPLER_3D ? "sampler3D" : "samplerCube") + " tex" + ts + ";\n";
-  }
+  // The texture stages: t0-t3 as the combiners read them (t0 also when r0 is read: r0 starts as t0.a).
+  const TextureStageCode texture_stages = emit_texture_stages(p, live_regs);
+  out += texture_stages.declarations;
   out += kDynamicBlock;
-  out += "layout(location = 0) out vec4 out_color;\n\nvoid main() {\n";
-  // Register file. t0 is needed for r0's initial alpha whenever r0 is.
-  for (uint32_t t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
-    if (!((live_regs >> (8 + t)) & 1) && !(t == 0 && ((live_regs >> 12) & 1))) continue;
-    const std::string ts = std::to_string(t);
-    switch (sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&p, t))) {
-      case SBK_SAMPLER_2D: out += "  vec4 t" + ts + " = textureProj(tex" + ts + ", in_tex" + ts + ".xyw);\n"; break;
-      case SBK_SAMPLER_3D: out += "  vec4 t" + ts + " = textureProj(tex" + ts + ", in_tex" + ts + ");\n"; break;
-      case SBK_SAMPLER_CUBE: out += "  vec4 t" + ts + " = texture(tex" + ts + ", in_tex" + ts + ".xyz);\n"; break;
-      default: out += "  vec4 t" + ts + " = vec4(0.0, 0.0, 0.0, 1.0);\n"; break;  // disabled or NONE
-    }
-  }
+  out += "layout(location = 0) out vec4 out_color;\n\n" + texture_stages.helpers + "\nvoid main() {\n";
+  out += texture_stages.body;
   if ((live_regs >> 4) & 1) out += "  vec4 v0 = in_v0;\n";
   if ((live_regs >> 5) & 1) out += "  vec4 v1 = in_v1;\n";
   if ((live_regs >> 3) & 1) out += "  vec4 fog = vec4(dyn.fog_color.rgb, clamp(in_fog, 0.0, 1.0));\n";

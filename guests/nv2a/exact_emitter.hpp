@@ -14,7 +14,7 @@
 namespace shaderbake::nv2a {
 
 // Version of the exact emitter's output: part of every compiled artifact's identity.
-inline constexpr int kExactEmitterVersion = 1;
+inline constexpr int kExactEmitterVersion = 2;
 
 // Emits the exact fragment shader of `program`: straight-line GLSL 450 that evaluates exactly this program
 // (the layout contract of runtime_loader/shaderbake_nv2a.h: textures at bindings 0-3, the dynamic block at binding
@@ -25,9 +25,9 @@ inline constexpr int kExactEmitterVersion = 1;
 // the hardware's fields decode — registers with no meaning in a slot (6, 7; 14/15 outside the final
 // combiner) read zero, destinations that name no writable register discard, reserved ops 5 and 7 apply
 // the bias and the shift they encode, equal destinations are written CD, AB, sum (last wins), undocumented
-// bits are ignored, a stage count above 8 runs 8. Those shaders have no oracle to check them. The only
-// error: a texture mode the emitter does not implement yet (reason texture_mode_unsupported); reserved
-// texture codes read as NONE.
+// bits are ignored, a stage count above 8 runs 8. Those shaders have no oracle to check them. Every texture
+// mode is implemented (exact_texture_stages) but brdf, whose semantics are unknown: a program running it gets
+// no shader (error brdf_undefined); reserved texture codes read as NONE.
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& program);
 
 // What a vertex semantic reads when the host supplies no attribute for it, per sbk_vertex_semantic: position

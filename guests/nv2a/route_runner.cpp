@@ -22,23 +22,40 @@ std::array<uint8_t, 4> colour_bytes(uint32_t argb) {
           static_cast<uint8_t>(argb >> 24)};
 }
 
+// A texture stage's input as the executor binds it: the 1x1 colour, or the image's texels as RGBA8.
+vulkan::TextureBinding texture_binding(uint32_t binding, vulkan::SamplerDim dim, const PixelInputs& inputs) {
+  vulkan::TextureBinding t{binding, dim, colour_bytes(inputs.textures[binding])};
+  if (const std::optional<TextureImage>& image = inputs.images[binding]; image && !image->is_flat()) {
+    t.width = image->width;
+    t.height = image->height;
+    t.depth = image->depth;
+    for (uint32_t texel : image->texels) {
+      const auto rgba = colour_bytes(texel);
+      t.texels.insert(t.texels.end(), rgba.begin(), rgba.end());
+    }
+  } else if (image) {
+    t.rgba = colour_bytes(image->texels[0]);
+  }
+  return t;
+}
+
 }  // namespace
 
 vulkan::DrawCase draw_case_for(const PixelInputs& inputs, const compile::Reflection& fragment) {
   vulkan::DrawCase c;
-  // One attribute per varying the fragment shader reads, in location order (see attribute_locations).
-  // Texture coordinates point into the 1x1 textures; any value samples the texel.
+  // One attribute per varying the fragment shader reads, in location order (see attribute_locations); the
+  // texture coordinates of stage t at location 3 + t.
   const uint32_t varyings = fragment_varyings(fragment);
   for (uint32_t l = 0; l < 7; ++l) {
     if (!((varyings >> l) & 1)) continue;
     if (l == 0) c.attributes.push_back(colour_floats(inputs.v0));
     else if (l == 1) c.attributes.push_back(colour_floats(inputs.v1));
     else if (l == 2) c.attributes.push_back({canonical_fog_factor(inputs.fog_factor), 0.0f, 0.0f, 1.0f});
-    else c.attributes.push_back({0.5f, 0.5f, 0.5f, 1.0f});
+    else c.attributes.push_back(inputs.texcoords[l - 3]);
   }
   for (const compile::Reflection::Binding& b : fragment.bindings) {
     if (b.kind == compile::Reflection::Binding::Kind::sampled_image && b.binding < SBK_NV2A_TEXTURE_STAGES) {
-      c.textures.push_back({b.binding, static_cast<vulkan::SamplerDim>(b.dim), colour_bytes(inputs.textures[b.binding])});
+      c.textures.push_back(texture_binding(b.binding, static_cast<vulkan::SamplerDim>(b.dim), inputs));
     } else if (b.kind == compile::Reflection::Binding::Kind::uniform_buffer && b.binding == SBK_NV2A_BINDING_DYNAMIC) {
       std::vector<uint8_t> block(SBK_NV2A_DYNAMIC_BLOCK_SIZE);
       sbk_nv2a_pack_dynamic(&inputs.dynamic, block.data());
@@ -67,7 +84,7 @@ Result<const compile::CompiledModule*> RouteRunner::fragment_module(const sbk_nv
 }
 
 Result<std::vector<PixelOutput>> RouteRunner::render(const compile::CompiledModule& fragment,
-                                                     std::vector<vulkan::DrawCase> cases) {
+                                                     std::vector<vulkan::DrawCase> cases, bool writes_depth) {
   // The verification vertex layout: the position plus exactly the semantics whose varyings the fragment
   // shader reads, each at its semantic's location.
   const uint32_t varyings = fragment_varyings(fragment.reflection);
@@ -77,6 +94,7 @@ Result<std::vector<PixelOutput>> RouteRunner::render(const compile::CompiledModu
   spec.vertex_spirv = (*vertex)->spirv;
   spec.fragment_spirv = fragment.spirv;
   spec.attribute_locations = attribute_locations(varyings);
+  spec.depth_z16 = writes_depth;
   auto pixels = executor_.run(spec, cases);
   if (!pixels) return std::move(pixels).error();
   std::vector<PixelOutput> out;
@@ -85,6 +103,7 @@ Result<std::vector<PixelOutput>> RouteRunner::render(const compile::CompiledModu
     PixelOutput o;
     o.rgba = p.rgba;
     o.discarded = p.discarded;
+    if (writes_depth && !p.discarded) o.depth_z16 = p.depth_z16;
     for (int i = 0; i < 4; ++i) o.value[i] = static_cast<float>(p.rgba[i]) / 255.0f;
     out.push_back(o);
   }
@@ -98,7 +117,10 @@ Result<std::vector<PixelOutput>> RouteRunner::run_exact(const sbk_nv2a_program& 
   std::vector<vulkan::DrawCase> cases;
   cases.reserve(inputs.size());
   for (const PixelInputs& in : inputs) cases.push_back(draw_case_for(in, (*fragment)->reflection));
-  return render(**fragment, std::move(cases));
+  bool writes_depth = false;
+  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
+    writes_depth = writes_depth || sbk_nv2a_effective_texture_mode(&program, s) == SBK_NV2A_TEXTURE_DOT_ZW;
+  return render(**fragment, std::move(cases), writes_depth);
 }
 
 Result<std::vector<PixelOutput>> RouteRunner::run_fallback(const std::vector<uint8_t>& family_key,
@@ -132,7 +154,7 @@ Result<std::vector<PixelOutput>> RouteRunner::run_fallback(const std::vector<uin
     draw.uniforms.push_back({SBK_NV2A_BINDING_PACKET, std::move(packet)});
     draws.push_back(std::move(draw));
   }
-  return render(**fragment, std::move(draws));
+  return render(**fragment, std::move(draws), family_key[8] != 0);
 }
 
 }  // namespace shaderbake::nv2a

@@ -42,7 +42,9 @@ class RouteRunner {
 
  private:
   Result<const compile::CompiledModule*> compiled(compile::ShaderStage stage, const std::string& source);
-  Result<std::vector<PixelOutput>> render(const compile::CompiledModule& fragment, std::vector<vulkan::DrawCase> cases);
+  // `writes_depth`: the shader writes gl_FragDepth (a dot_zw stage): render into D16 and read it back.
+  Result<std::vector<PixelOutput>> render(const compile::CompiledModule& fragment, std::vector<vulkan::DrawCase> cases,
+                                          bool writes_depth);
 
   vulkan::Executor& executor_;
   std::map<std::string, compile::CompiledModule> modules_;  // by GLSL source

@@ -16,6 +16,7 @@ namespace shaderbake::vulkan {
 namespace {
 
 constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+constexpr VkFormat kDepthFormat = VK_FORMAT_D16_UNORM;  // every device supports it as an attachment
 constexpr VkFormat kAttributeFormat = VK_FORMAT_R32G32B32A32_SFLOAT;
 constexpr uint32_t kAttributeBytes = 16;      // one vec4
 constexpr uint32_t kVerticesPerCase = 4;      // a triangle strip quad
@@ -208,6 +209,11 @@ class Runner {
   DeviceObject<VkImage> target_;
   DeviceObject<VkImageView> target_view_;
   DeviceObject<VkFramebuffer> framebuffer_;
+  bool depth_ = false;  // PipelineSpec::depth_z16
+  DeviceObject<VkDeviceMemory> depth_memory_;
+  DeviceObject<VkImage> depth_image_;
+  DeviceObject<VkImageView> depth_view_;
+  HostBuffer depth_readback_;
   DeviceObject<VkPipeline> pipeline_;
   DeviceObject<VkSampler> sampler_;
   Textures textures_;
@@ -226,13 +232,14 @@ class Runner {
   VkDeviceSize attribute_offset_ = 0;  // where binding 1 starts in vertices_
 };
 
-// Copies the top-left width x rows of the target (in TRANSFER_SRC layout) to the read-back buffer and makes
-// the copy visible to the host.
-void record_readback(VkCommandBuffer cmd, VkImage target, VkBuffer readback, uint32_t width, uint32_t rows) {
+// Copies the top-left width x rows of an attachment (in TRANSFER_SRC layout; `aspect` colour or depth) to a
+// read-back buffer, tightly packed, and makes the copy visible to the host.
+void record_readback(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkBuffer readback, uint32_t width,
+                     uint32_t rows) {
   VkBufferImageCopy copy{};
-  copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  copy.imageSubresource = {aspect, 0, 0, 1};
   copy.imageExtent = {width, rows, 1};
-  vkCmdCopyImageToBuffer(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &copy);
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &copy);
   VkBufferMemoryBarrier to_host{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -317,10 +324,12 @@ Status Runner::create_target(uint32_t target_rows) {
   attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   attachment.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkAttachmentReference color{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   subpass.colorAttachmentCount = 1;
   subpass.pColorAttachments = &color;
+  if (depth_) subpass.pDepthStencilAttachment = &depth;
   VkSubpassDependency dependencies[2]{};
   dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
   dependencies[0].dstSubpass = 0;
@@ -334,9 +343,19 @@ Status Runner::create_target(uint32_t target_rows) {
   dependencies[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
   dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
   dependencies[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  // With a depth attachment: the same life, D16, cleared to 0 and copied out after the draws.
+  VkAttachmentDescription attachments_desc[2] = {attachment, attachment};
+  attachments_desc[1].format = kDepthFormat;
+  if (depth_) {
+    const VkPipelineStageFlags tests = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+    dependencies[0].dstStageMask |= tests;
+    dependencies[0].dstAccessMask |= VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    dependencies[1].srcStageMask |= tests;
+    dependencies[1].srcAccessMask |= VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  }
   VkRenderPassCreateInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-  pass.attachmentCount = 1;
-  pass.pAttachments = &attachment;
+  pass.attachmentCount = depth_ ? 2 : 1;
+  pass.pAttachments = attachments_desc;
   pass.subpassCount = 1;
   pass.pSubpasses = &subpass;
   pass.dependencyCount = 2;
@@ -345,10 +364,28 @@ Status Runner::create_target(uint32_t target_rows) {
   if (!render_pass) return std::move(render_pass).error();
   render_pass_ = std::move(render_pass).value();
 
-  VkImageView attachments[] = {target_view_.get()};
+  if (depth_) {
+    VkImageCreateInfo depth_image = image;
+    depth_image.format = kDepthFormat;
+    depth_image.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    auto made_depth = create_object<VkImage>(device_, "vkCreateImage", vkCreateImage, depth_image, vkDestroyImage);
+    if (!made_depth) return std::move(made_depth).error();
+    depth_image_ = std::move(made_depth).value();
+    auto depth_memory = context_.bind_image_memory(depth_image_.get());
+    if (!depth_memory) return std::move(depth_memory).error();
+    depth_memory_ = std::move(depth_memory).value();
+    VkImageViewCreateInfo depth_view = view;
+    depth_view.image = depth_image_.get();
+    depth_view.format = kDepthFormat;
+    depth_view.subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+    auto made_view = create_object<VkImageView>(device_, "vkCreateImageView", vkCreateImageView, depth_view, vkDestroyImageView);
+    if (!made_view) return std::move(made_view).error();
+    depth_view_ = std::move(made_view).value();
+  }
+  VkImageView attachments[] = {target_view_.get(), depth_view_.get()};
   VkFramebufferCreateInfo framebuffer{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   framebuffer.renderPass = render_pass_.get();
-  framebuffer.attachmentCount = 1;
+  framebuffer.attachmentCount = depth_ ? 2 : 1;
   framebuffer.pAttachments = attachments;
   framebuffer.width = target_width_;
   framebuffer.height = target_rows;
@@ -408,6 +445,7 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
   if (!pipeline_layout) return std::move(pipeline_layout).error();
   pipeline_layout_ = std::move(pipeline_layout).value();
 
+  depth_ = spec.depth_z16;
   Status target = create_target(target_rows);
   if (!target) return target;
 
@@ -467,8 +505,14 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
   blend.attachmentCount = 1;
   blend.pAttachments = &blend_attachment;
 
+  VkPipelineDepthStencilStateCreateInfo depth_state{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  depth_state.depthTestEnable = VK_TRUE;
+  depth_state.depthWriteEnable = VK_TRUE;
+  depth_state.depthCompareOp = VK_COMPARE_OP_ALWAYS;
+
   VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   info.stageCount = 2;
+  if (depth_) info.pDepthStencilState = &depth_state;
   info.pStages = stages;
   info.pVertexInputState = &vertex_input;
   info.pInputAssemblyState = &assembly;
@@ -611,6 +655,12 @@ Status Runner::create_batch_objects(std::span<const DrawCase> cases) {
                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
   if (!readback) return std::move(readback).error();
   readback_ = std::move(readback).value();
+  if (depth_) {
+    auto depth_readback = context_.create_host_buffer(VkDeviceSize{target_width_} * target_rows_ * 2,
+                                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
+    if (!depth_readback) return std::move(depth_readback).error();
+    depth_readback_ = std::move(depth_readback).value();
+  }
 
   if (!interface_.slots.empty()) {
     uint32_t texture_count = 0;
@@ -797,13 +847,13 @@ Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, 
   if (first_batch && !textures_.images.empty()) record_texture_upload(cmd, textures_, staging_.buffer.get());
   vkCmdResetQueryPool(cmd, query_pool_.get(), 0, count);
 
-  VkClearValue clear{};
+  VkClearValue clear[2]{};  // colour (0, 0, 0, 0); depth 0
   VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
   pass.renderPass = render_pass_.get();
   pass.framebuffer = framebuffer_.get();
   pass.renderArea = {{0, 0}, {Executor::kTargetWidth, target_rows_}};
-  pass.clearValueCount = 1;
-  pass.pClearValues = &clear;
+  pass.clearValueCount = depth_ ? 2 : 1;
+  pass.pClearValues = clear;
   vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
   VkBuffer vertex_buffers[2] = {vertices_.buffer.get(), vertices_.buffer.get()};
@@ -819,7 +869,10 @@ Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, 
   }
   vkCmdEndRenderPass(cmd);
 
-  record_readback(cmd, target_.get(), readback_.buffer.get(), Executor::kTargetWidth, rows);
+  record_readback(cmd, target_.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), Executor::kTargetWidth, rows);
+  if (depth_)
+    record_readback(cmd, depth_image_.get(), VK_IMAGE_ASPECT_DEPTH_BIT, depth_readback_.buffer.get(), Executor::kTargetWidth,
+                    rows);
   result = vkEndCommandBuffer(cmd);
   if (result != VK_SUCCESS) return vk_call_error("vkEndCommandBuffer", result);
   return ok_status();
@@ -867,6 +920,7 @@ Result<std::vector<PixelResult>> Runner::run(const PipelineSpec& spec, std::span
       PixelResult pixel;
       std::memcpy(pixel.rgba.data(), readback_.mapped + size_t{k} * 4, 4);
       pixel.discarded = samples[k] == 0;
+      if (depth_) std::memcpy(&pixel.depth_z16, depth_readback_.mapped + size_t{k} * 2, 2);
       results.push_back(pixel);
     }
   }
@@ -897,13 +951,13 @@ Status Runner::record_fill(const DrawCase& draw, bool warm_up) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamp_pool_.get(), 0);
   }
 
-  VkClearValue clear{};
+  VkClearValue clear[2]{};  // colour (0, 0, 0, 0); depth 0
   VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
   pass.renderPass = render_pass_.get();
   pass.framebuffer = framebuffer_.get();
   pass.renderArea = {{0, 0}, {target_width_, target_rows_}};
-  pass.clearValueCount = 1;
-  pass.pClearValues = &clear;
+  pass.clearValueCount = depth_ ? 2 : 1;
+  pass.pClearValues = clear;
   vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
   VkBuffer vertex_buffers[2] = {vertices_.buffer.get(), vertices_.buffer.get()};
@@ -918,7 +972,7 @@ Status Runner::record_fill(const DrawCase& draw, bool warm_up) {
   vkCmdEndRenderPass(cmd);
 
   if (warm_up) {
-    record_readback(cmd, target_.get(), readback_.buffer.get(), 1, 1);
+    record_readback(cmd, target_.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), 1, 1);
   } else if (timestamp_pool_) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamp_pool_.get(), 1);
   }

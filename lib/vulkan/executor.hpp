@@ -60,11 +60,15 @@ struct PipelineSpec {
   // ErrorKind::internal), so a vertex shader that reads only some locations is fed exactly those (the
   // validation layer reports attributes a shader does not consume).
   std::vector<uint32_t> attribute_locations;
+  // The fragment shader writes gl_FragDepth: the target gains a D16_UNORM depth attachment, cleared to 0,
+  // tested ALWAYS and written, and each case's stored depth is read back (PixelResult::depth_z16).
+  bool depth_z16 = false;
 };
 
 struct PixelResult {
   std::array<uint8_t, 4> rgba;  // the stored pixel; (0,0,0,0), the clear colour, when discarded
   bool discarded;               // the case's occlusion query counted no sample
+  uint16_t depth_z16 = 0;       // with PipelineSpec::depth_z16: the stored D16 value (0, the clear, when discarded)
 };
 
 // What Executor::time_fill measured. Times are milliseconds per fill of the whole target.

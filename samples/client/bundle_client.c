@@ -515,6 +515,7 @@ int main(int argc, char** argv) {
   int json = 0, prefer_fallback = 0, i, code = 0;
   unsigned long line_number = 0, lines = 0, bad_lines = 0, exact_hits = 0, fallback_hits = 0, misses = 0;
   unsigned long by_reason[MISS_REASON_COUNT] = {0}, rejected_misses = 0;
+  unsigned long exact_hits_rejected = 0, exact_pipelines_created = 0; /* exact hits of programs admission refuses */
   char text[4096];
   sbk_bundle bundle;
   sbk_result r;
@@ -606,11 +607,15 @@ int main(int argc, char** argv) {
     ++lines;
     select_route(&bundle, exact_key, &host, prefer_fallback, &choice);
     if (choice.route != 0) {
-      if (choice.route == SBK_ROUTE_EXACT)
+      const unsigned long created_before = c.pipelines_created;
+      if (choice.route == SBK_ROUTE_EXACT) {
         ++exact_hits;
-      else
+        if (choice.admission != SBK_NV2A_OK) ++exact_hits_rejected;
+      } else {
         ++fallback_hits;
+      }
       create_pipeline(&c, &choice.pipeline);
+      if (choice.route == SBK_ROUTE_EXACT) exact_pipelines_created += c.pipelines_created - created_before;
       continue;
     }
     /* A miss is a normal answer: the renderer would compile this one at run time. Say why. */
@@ -649,6 +654,8 @@ done:
            exact_hits, fallback_hits, misses);
     for (i = 0; i < MISS_REASON_COUNT; ++i) printf("%s\"%s\": %lu", i ? ", " : "", kMissNames[i], by_reason[i]);
     printf("},\n  \"misses_rejected_by_admission\": %lu,\n", rejected_misses);
+    printf("  \"exact_hits_rejected_by_admission\": %lu,\n  \"exact_pipelines_created\": %lu,\n", exact_hits_rejected,
+           exact_pipelines_created);
     printf("  \"pipelines_created\": %lu,\n  \"pipeline_failures\": %lu,\n  \"modules_created\": %lu,\n",
            c.pipelines_created, c.pipeline_failures, c.modules_created);
     printf("  \"validation_messages\": %lu,\n  \"create_ms\": %.3f,\n  \"slowest_create_ms\": %.3f\n}\n", vk.messages,

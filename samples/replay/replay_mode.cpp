@@ -282,6 +282,7 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
         const uint64_t foreground = routes.stats().foreground_creations - foreground_before;
         work.pipelines_created += foreground;
         out.pipelines_render_thread += foreground;
+        if (sbk_nv2a_admit(&program, nullptr) != SBK_NV2A_OK) out.foreground_without_fallback += foreground;
         ++work.first_uses;
         work.ms += ms;
         first_use_ms += ms;

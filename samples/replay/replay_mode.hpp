@@ -95,6 +95,10 @@ struct ModeResult {
   // Pipelines created by the mode in all: at load, on the render thread during the frames (first-use work),
   // on the router's workers during the frames.
   uint64_t pipelines_at_load = 0, pipelines_render_thread = 0, pipelines_workers = 0;
+  // Of the render thread's: exact pipelines the router created there for a program admission refuses (so no
+  // fallback could serve it), the router's foreground creation. Any other would be a stall the router exists
+  // to avoid.
+  uint64_t foreground_without_fallback = 0;
 
   // Router modes only.
   struct RouterFigures {

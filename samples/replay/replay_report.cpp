@@ -324,6 +324,7 @@ std::string json_report(const RunInfo& info, const std::vector<ModeResult>& mode
                            {"skipped", m.draws_skipped}};
     o["pipelines_created"] = {{"at_load", m.pipelines_at_load},
                               {"render_thread", m.pipelines_render_thread},
+                              {"render_thread_without_fallback", m.foreground_without_fallback},
                               {"workers", m.pipelines_workers}};
     o["load_ms"] = m.load_ms;
     o["load"] = {{"layouts", m.load_layouts},

@@ -7,14 +7,16 @@
 bin=$1
 root=$2
 source "$(dirname "$0")/common.sh"
-trace=$root/samples/traces/session_ref.jsonl
+# The sample plus two programs that get no exact shader (brdf: unknown on hardware), so that a build has
+# failures to report.
+trace=$tmp/session_ref_brdf.jsonl
+python3 "$root/tests/cli/append_brdf_draws.py" "$root/samples/traces/session_ref.jsonl" "$trace" 2
 
-# Cold build into a fresh cache, on two threads. Exit 1: the sample holds programs whose texture modes the exact
-# emitter lacks.
+# Cold build into a fresh cache, on two threads. Exit 1: the brdf programs fail.
 "$bin" build "$trace" -o "$tmp/cold.sbk" --cache-dir "$tmp/cache" --report "$tmp/report.json" --json -j2 \
   >"$tmp/cold.json" 2>"$tmp/cold.err"
 check "build exits 1 when some modules failed" test $? -eq 1
-check "build names each failure on stderr" grep -q "texture mode" "$tmp/cold.err"
+check "build names each failure on stderr" test "$(grep -c "no exact shader for brdf" "$tmp/cold.err")" -eq 2
 check "the bundle is written despite failures" test -s "$tmp/cold.sbk"
 check "no temporary file is left next to the bundle" test -z "$(ls "$tmp" | grep '\.tmp')"
 check "the report file lists the failures" \
@@ -168,7 +170,7 @@ check "a pipeline entry shows both modules' disassembly" \
 rejected=$("$bin" inspect "$tmp/cold.sbk" --list | awk '$2 == "specialization" && $3 == "generation_failed" {print $1; exit}')
 "$bin" inspect --json "$tmp/cold.sbk" "$rejected" >"$tmp/rejected.json"
 check "a failed specialization says why admission rejected it" \
-  test "$(json_field "$tmp/rejected.json" "d['admission']['reason']")" = texture_mode_unsupported
+  test "$(json_field "$tmp/rejected.json" "d['admission']['reason']")" = brdf_undefined
 "$bin" inspect "$tmp/cold.sbk" ffffffffffffffffffffffffffffffff >/dev/null 2>&1
 check "an unknown key exits 1" test $? -eq 1
 

@@ -119,7 +119,7 @@ for run in whole half static; do
     holds "$what: one fallback kind: dynamic-state or per-host-state pipelines" "$out" \
       "($x['routes']['fallback'] if $r['dynamic_state'] else $x['routes']['dynamic_fallback']) == 0"
     holds "$what: a draw of a pair with a fallback never creates a pipeline on the render thread" "$out" \
-      "$r['foreground_creations'] == 0 and $x['first_use_work']['exact']['pipelines_created'] == 0"
+      "$r['foreground_creations'] == $x['pipelines_created']['render_thread_without_fallback'] == $x['first_use_work']['exact']['pipelines_created']"
     holds "$what: the exact pipelines drawn were adopted from the workers" "$out" \
       "$x['draws_by_route']['exact'] == 0 or $r['adopted'] > 0"
     holds "$what: an exact pipeline was asked for by each first use the bundle mode served exact" "$out" \
@@ -186,8 +186,8 @@ holds "static: with per-host-state fallbacks the router compiles what bundle com
   "m['hybrid']['routes']['uncovered_compiled'] == m['bundle']['routes']['uncovered_compiled']"
 holds "static: without prewarm no exact pipeline is ready before its first draw" "$out" \
   "m['hybrid']['router']['ready_at_demand'] == 0 and m['hybrid']['router']['ready_before_demand_ratio'] == 0"
-holds "static: every pair with an exact pipeline was first drawn on its fallback" "$out" \
-  "m['hybrid']['routes']['fallback'] == m['bundle']['routes']['exact_created'] + m['bundle']['routes']['fallback']"
+holds "static: every pair with an exact pipeline and a fallback was first drawn on its fallback" "$out" \
+  "m['hybrid']['routes']['fallback'] + m['hybrid']['routes']['exact_created'] == m['bundle']['routes']['exact_created'] + m['bundle']['routes']['fallback'] and m['hybrid']['routes']['exact_created'] == m['hybrid']['pipelines_created']['render_thread_without_fallback']"
 
 # The text report: the modes side by side, the router's rows.
 "$replay" "$trace" --bundle "$tmp/half.sbk" --mode bundle,hybrid --frames 3 >"$tmp/text.out" 2>"$tmp/text.err"
