@@ -456,6 +456,7 @@ typedef struct sbk_module_reader {
   uint8_t* prefix;        /* dictionary_size bytes of the dictionary, then parent prefix_parent's content */
   size_t prefix_capacity;
   size_t dictionary_size;
+  size_t prefix_parent_payload; /* bytes of prefix_parent's content in the block */
   uint32_t prefix_parent; /* SBK_NO_MODULE while the block holds no parent */
 } sbk_module_reader;
 
@@ -1856,13 +1857,12 @@ SBK_API void sbk_module_reader_free(sbk_module_reader* reader) {
   reader->prefix_parent = SBK_NO_MODULE;
 }
 
-/* Makes the reader's block hold the dictionary's bytes, then the content of parent module `parent` (row `pe`):
- * decoded now unless it already holds that parent. */
+/* Makes the reader's block hold the dictionary's bytes, then the content of parent module `parent` (row `pe`),
+ * decoded now. */
 static sbk_result sbk__reader_hold_parent(sbk_module_reader* reader, uint32_t parent, const uint8_t* pe,
                                           const sbk_module_info* parent_info, size_t parent_payload) {
   const sbk_bundle* b = reader->bundle;
   sbk_result r;
-  if (reader->prefix_parent == parent) return SBK_OK;
   reader->prefix_parent = SBK_NO_MODULE;
   if (reader->dictionary_size + parent_payload > reader->prefix_capacity) {
     uint8_t* grown = (uint8_t*)realloc(reader->prefix, reader->dictionary_size + parent_payload);
@@ -1872,7 +1872,10 @@ static sbk_result sbk__reader_hold_parent(sbk_module_reader* reader, uint32_t pa
   }
   r = sbk__decompress(b, sbk__frame_of(b, pe), parent_info->compressed_size, reader->prefix + reader->dictionary_size,
                       parent_payload, (int)(sbk__module_flags(pe) & 1u), reader->zstd_dctx);
-  if (r == SBK_OK) reader->prefix_parent = parent;
+  if (r == SBK_OK) {
+    reader->prefix_parent = parent;
+    reader->prefix_parent_payload = parent_payload;
+  }
   return r;
 }
 
@@ -1897,9 +1900,18 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
   if (info.parent != SBK_NO_MODULE) {
     sbk_module_info parent_info;
     const uint8_t* pe;
-    size_t dict_size, parent_payload;
-    r = sbk__parent_of(b, e, &info, &pe, &parent_info, &parent_payload, &dict_size);
-    if (r == SBK_OK) r = sbk__reader_hold_parent(reader, info.parent, pe, &parent_info, parent_payload);
+    size_t dict_size = 0, parent_payload = reader->prefix_parent_payload;
+    if (info.parent == reader->prefix_parent) {
+      /* The block holds this parent already, its row checked when it was decoded: only the child's own
+       * dictionary flag is left to check. */
+      if (sbk__module_flags(e) & 1u) {
+        if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
+        dict_size = reader->dictionary_size;
+      }
+    } else {
+      r = sbk__parent_of(b, e, &info, &pe, &parent_info, &parent_payload, &dict_size);
+      if (r == SBK_OK) r = sbk__reader_hold_parent(reader, info.parent, pe, &parent_info, parent_payload);
+    }
     /* The prefix ends with the parent's content; a child that does not use the dictionary starts after it. */
     if (r == SBK_OK)
       r = sbk__decompress_with_prefix(b, e, &info, reader->prefix + (reader->dictionary_size - dict_size),

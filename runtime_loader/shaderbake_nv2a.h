@@ -611,11 +611,10 @@ static int sbk__nv2a_t_undefined(uint8_t mode) {
   return mode == SBK_NV2A_TEXTURE_CLIPPLANE || mode == SBK_NV2A_TEXTURE_DOT_PRODUCT || mode == SBK_NV2A_TEXTURE_DOT_ZW;
 }
 
-/* The texture-shader rules of one stage: legality, prerequisites, input stage, dot mapping, signed reads. */
-static sbk_nv2a_reason sbk__nv2a_check_texture_stage(const sbk_nv2a_program* p, uint32_t i) {
-  uint8_t m[SBK_NV2A_TEXTURE_STAGES];
-  uint32_t k;
-  for (k = 0; k < SBK_NV2A_TEXTURE_STAGES; ++k) m[k] = sbk_nv2a_effective_texture_mode(p, k);
+/* The texture-shader rules of stage i (`m`: every stage's effective mode): legality, prerequisites, input
+ * stage, dot mapping, signed reads. */
+static sbk_nv2a_reason sbk__nv2a_check_texture_stage(const sbk_nv2a_program* p, const uint8_t m[SBK_NV2A_TEXTURE_STAGES],
+                                                     uint32_t i) {
   if (m[i] >= SBK_NV2A_TEXTURE_MODE_COUNT) return SBK_NV2A_TEXTURE_MODE_RESERVED;
   if (!(sbk__nv2a_legal_stages(m[i]) & (1u << i))) return SBK_NV2A_TEXTURE_MODE_ILLEGAL_IN_STAGE;
   if (m[i] == SBK_NV2A_TEXTURE_BRDF) return SBK_NV2A_BRDF_UNDEFINED;
@@ -707,6 +706,7 @@ SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, 
   static const char* const kStageParts[4] = {"rgb input", "rgb output", "alpha input", "alpha output"};
   static const char* const kFinalSlots[7] = {"final A", "final B", "final C", "final D", "final E", "final F", "final G"};
   const uint32_t stages = sbk_nv2a_stage_count(program);
+  uint8_t modes[SBK_NV2A_TEXTURE_STAGES];
   /* COMBINECTL: stage count (0-7), mux select (8), per-stage c0 (12), per-stage c1 (16). */
   const uint32_t control_bits = 0xFFu | (1u << 8) | (1u << 12) | (1u << 16);
   uint32_t i, k;
@@ -753,10 +753,11 @@ SBK_API sbk_nv2a_reason sbk_nv2a_check_program(const sbk_nv2a_program* program, 
       (program->other_stage_input & ~SBK__NV2A_STAGE_INPUT_BITS) != 0u ||
       (program->clip_plane_mode & ~SBK__NV2A_CLIP_PLANE_BITS) != 0u)
     return SBK_NV2A_UNDOCUMENTED_BITS;
+  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) modes[i] = sbk_nv2a_effective_texture_mode(program, i);
   for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
     static const char* const kStageNames[SBK_NV2A_TEXTURE_STAGES] = {"texture stage 0", "texture stage 1",
                                                                      "texture stage 2", "texture stage 3"};
-    const sbk_nv2a_reason r = sbk__nv2a_check_texture_stage(program, i);
+    const sbk_nv2a_reason r = sbk__nv2a_check_texture_stage(program, modes, i);
     *where = kStageNames[i];
     if (r != SBK_NV2A_OK) return r;
   }

@@ -290,7 +290,7 @@ Status read_bump_env(value& v, sbk_nv2a_dynamic* d, size_t stage, const RecordCo
 
 }  // namespace
 
-std::optional<Status> decode_texture_dynamic_field(std::string_view name, value& f, sbk_nv2a_dynamic* d,
+Status decode_texture_dynamic_field(std::string_view name, value& f, sbk_nv2a_dynamic* d,
                                                    const RecordContext& ctx, const json::Pointer& fp) {
   if (name == "bump_env")
     return read_fixed_array<SBK_NV2A_TEXTURE_STAGES>(f, ctx, fp, [&](value& item, size_t k, const json::Pointer& ip) -> Status {
@@ -310,7 +310,7 @@ std::optional<Status> decode_texture_dynamic_field(std::string_view name, value&
       d->eye_vector[k] = *x;
       return ok_status();
     });
-  return std::nullopt;
+  return Error{ErrorKind::internal, "unknown_field", "not a texture-shader dynamic field: " + std::string(name), {}};
 }
 
 Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx, const json::Pointer& pointer) {
@@ -332,7 +332,7 @@ Result<sbk_nv2a_dynamic> decode_dynamic(value& dynamic, const RecordContext& ctx
       d.alpha_ref = static_cast<uint8_t>(*ref);
       return ok_status();
     }
-    if (i >= 6) return *decode_texture_dynamic_field(kNames[i], f, &d, ctx, fp);
+    if (i >= 6) return decode_texture_dynamic_field(kNames[i], f, &d, ctx, fp);
     auto w = json::read_word(f, ctx, fp);
     if (!w) return std::move(w).error();
     (i == 2 ? d.final_c0 : i == 3 ? d.final_c1 : d.fog_color) = *w;

@@ -26,8 +26,9 @@ Result<sbk_nv2a_dynamic> decode_dynamic(json::od::value& dynamic, const json::Re
                                         const json::Pointer& pointer);
 
 // Reads one of the texture shader's dynamic fields ("bump_env", "color_keys", "eye_vector": the forms of the
-// trace's dynamic object, which the vector format's inputs share) into `dynamic`; false for another name.
-std::optional<Status> decode_texture_dynamic_field(std::string_view name, json::od::value& field, sbk_nv2a_dynamic* dynamic,
+// trace's dynamic object, which the vector format's inputs share) into `dynamic`. Another name is a caller bug
+// (an internal error).
+Status decode_texture_dynamic_field(std::string_view name, json::od::value& field, sbk_nv2a_dynamic* dynamic,
                                                    const json::RecordContext& ctx, const json::Pointer& pointer);
 
 // A program as the trace format writes it (hex words, names): what decode_program reads back to the same

@@ -173,7 +173,7 @@ Status read_inputs(value& v, PixelInputs* in, const RecordContext& ctx, const Po
         return ok_status();
       }
       default:
-        return *decode_texture_dynamic_field(kNames[i], f, &in->dynamic, ctx, fp);
+        return decode_texture_dynamic_field(kNames[i], f, &in->dynamic, ctx, fp);
     }
   });
 }
