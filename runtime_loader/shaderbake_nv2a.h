@@ -168,6 +168,10 @@ SBK_API int sbk_nv2a_mode_is_dot(uint8_t texture_mode);
  * the dot modes. */
 SBK_API int sbk_nv2a_mode_reads_input(uint8_t texture_mode);
 
+/* Whether a documented texture mode may run in texture stage `stage` (0-3): the dot modes need the stages
+ * before them, so each has its own stages (sbk_nv2a_check_program's texture_mode_illegal_in_stage). */
+SBK_API int sbk_nv2a_mode_legal_in_stage(uint8_t texture_mode, uint32_t stage);
+
 /* The stage whose texel stage `stage` reads: 0 for stage 1 (fixed in hardware), OTHER_STAGE_INPUT's field for
  * stages 2 and 3 (raw: an invalid value is returned as it is), 0 for stage 0 (which has none). */
 SBK_API uint32_t sbk_nv2a_input_stage(const sbk_nv2a_program* program, uint32_t stage);
@@ -208,7 +212,7 @@ typedef enum sbk_nv2a_reason {
   SBK_NV2A_DUPLICATE_DESTINATION,        /* two equal non-discard destinations in one output word */
   SBK_NV2A_UNDOCUMENTED_BITS,            /* bits set that no documented field uses */
   SBK_NV2A_TEXTURE_MODE_RESERVED,        /* texture mode code 19..31 */
-  SBK_NV2A_TEXTURE_MODE_UNSUPPORTED,     /* admission: a texture mode the ubershader does not implement yet */
+  SBK_NV2A_TEXTURE_MODE_UNSUPPORTED,     /* retired: the ubershader implements every mode the model defines */
   SBK_NV2A_BAD_ALPHA_FUNC,               /* alpha test function above 7 */
   SBK_NV2A_TEXTURE_MODE_ILLEGAL_IN_STAGE, /* a documented mode in a stage it may not run in */
   SBK_NV2A_TEXTURE_PREREQUISITE_MISSING, /* dot_st / dot_zw / the 3-stage dot modes without their dot_product
@@ -606,6 +610,10 @@ static uint32_t sbk__nv2a_legal_stages(uint8_t mode) {
   }
 }
 
+SBK_API int sbk_nv2a_mode_legal_in_stage(uint8_t texture_mode, uint32_t stage) {
+  return stage < SBK_NV2A_TEXTURE_STAGES && ((sbk__nv2a_legal_stages(texture_mode) >> stage) & 1u) != 0u;
+}
+
 /* Whether a stage running `mode` leaves T undefined (a combiner may not read it). */
 static int sbk__nv2a_t_undefined(uint8_t mode) {
   return mode == SBK_NV2A_TEXTURE_CLIPPLANE || mode == SBK_NV2A_TEXTURE_DOT_PRODUCT || mode == SBK_NV2A_TEXTURE_DOT_ZW;
@@ -616,7 +624,7 @@ static int sbk__nv2a_t_undefined(uint8_t mode) {
 static sbk_nv2a_reason sbk__nv2a_check_texture_stage(const sbk_nv2a_program* p, const uint8_t m[SBK_NV2A_TEXTURE_STAGES],
                                                      uint32_t i) {
   if (m[i] >= SBK_NV2A_TEXTURE_MODE_COUNT) return SBK_NV2A_TEXTURE_MODE_RESERVED;
-  if (!(sbk__nv2a_legal_stages(m[i]) & (1u << i))) return SBK_NV2A_TEXTURE_MODE_ILLEGAL_IN_STAGE;
+  if (!sbk_nv2a_mode_legal_in_stage(m[i], i)) return SBK_NV2A_TEXTURE_MODE_ILLEGAL_IN_STAGE;
   if (m[i] == SBK_NV2A_TEXTURE_BRDF) return SBK_NV2A_BRDF_UNDEFINED;
   switch (m[i]) {
     case SBK_NV2A_TEXTURE_DOT_ST:
@@ -816,21 +824,9 @@ SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[
 
 
 SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where) {
-  uint32_t i;
-  const sbk_nv2a_reason r = sbk_nv2a_check_program(program, where);
   SBK_ASSERT(program != NULL);
-  if (r != SBK_NV2A_OK) return r;
-  /* The ubershader implements every valid program but the texture modes below, which stay on their exact
-   * route until it does. */
-  for (i = 0; i < SBK_NV2A_TEXTURE_STAGES; ++i) {
-    const uint8_t mode = sbk_nv2a_effective_texture_mode(program, i);
-    if (mode != SBK_NV2A_TEXTURE_NONE && mode != SBK_NV2A_TEXTURE_PROJECT2D && mode != SBK_NV2A_TEXTURE_PROJECT3D &&
-        mode != SBK_NV2A_TEXTURE_CUBE) {
-      if (where != NULL) *where = "texture mode";
-      return SBK_NV2A_TEXTURE_MODE_UNSUPPORTED;
-    }
-  }
-  return SBK_NV2A_OK;
+  /* The ubershader implements every program the model defines: the reasons are validity's. */
+  return sbk_nv2a_check_program(program, where);
 }
 
 SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {

@@ -2,6 +2,7 @@
 #include "guests/nv2a/exact_emitter.hpp"
 
 #include "guests/nv2a/exact_texture_stages.hpp"
+#include "guests/nv2a/shared_glsl.hpp"
 
 #include <algorithm>
 #include <array>
@@ -170,11 +171,6 @@ const char* compare_glsl(uint8_t func) {
   }
 }
 
-constexpr const char* kDynamicBlock =
-    "layout(set = 0, binding = 4, std140) uniform Dynamic {\n"
-    "  vec4 c0[8];\n  vec4 c1[8];\n  vec4 final_c0;\n  vec4 final_c1;\n  vec4 fog_color;\n  uint alpha_ref;\n"
-    "  vec4 bump_env_matrix[4];\n  vec4 bump_env_scale;\n  vec4 bump_env_offset;\n  uvec4 color_keys;\n  vec4 eye_vector;\n} dyn;\n";
-
 }  // namespace
 
 Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
@@ -214,7 +210,7 @@ Result<std::string> emit_exact_fragment(const sbk_nv2a_program& p) {
   // The texture stages: t0-t3 as the combiners read them (t0 also when r0 is read: r0 starts as t0.a).
   const TextureStageCode texture_stages = emit_texture_stages(p, live_regs);
   out += texture_stages.declarations;
-  out += kDynamicBlock;
+  out += dynamic_block_glsl();
   out += "layout(location = 0) out vec4 out_color;\n\n" + texture_stages.helpers + "\nvoid main() {\n";
   out += texture_stages.body;
   if ((live_regs >> 4) & 1) out += "  vec4 v0 = in_v0;\n";
@@ -290,6 +286,8 @@ std::string emit_vertex_shader(uint32_t mask, uint32_t varyings) {
     if ((varyings >> l) & 1) out += "layout(location = " + std::to_string(l) + ") out " + kVaryings[l] + ";\n";
   out += "\nvoid main() {\n";
   out += "  gl_Position = " + value(SBK_NV2A_LOCATION_POSITION) + ";\n";
+  // A point-list pipeline must write the point size (the guest's point sprites are not modelled: size 1).
+  out += "  gl_PointSize = 1.0;\n";
   for (uint32_t l = 0; l < 7; ++l) {
     if (!((varyings >> l) & 1)) continue;
     const std::string name = std::string(kVaryings[l]).substr(std::string(kVaryings[l]).find(' ') + 1);

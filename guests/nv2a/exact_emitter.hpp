@@ -14,7 +14,7 @@
 namespace shaderbake::nv2a {
 
 // Version of the exact emitter's output: part of every compiled artifact's identity.
-inline constexpr int kExactEmitterVersion = 2;
+inline constexpr int kExactEmitterVersion = 3;
 
 // Emits the exact fragment shader of `program`: straight-line GLSL 450 that evaluates exactly this program
 // (the layout contract of runtime_loader/shaderbake_nv2a.h: textures at bindings 0-3, the dynamic block at binding

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "guests/nv2a/exact_texture_stages.hpp"
 
+#include "guests/nv2a/shared_glsl.hpp"
+
 #include <array>
 #include <set>
 
@@ -20,26 +22,6 @@ uint32_t texel_controls(const sbk_nv2a_program& p, uint32_t i, uint8_t mode) {
 
 bool reflects(uint8_t mode) {
   return mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC || mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST;
-}
-
-// GLSL of the mapping of a source texel `t` (a uint) into a vec3 (the dot mappings 0-4 and 7).
-std::string mapping_helper(uint32_t mapping) {
-  const std::string name = "sbk_map" + std::to_string(mapping);
-  const std::string rgb = "vec3(float((t >> 16) & 0xFFu), float((t >> 8) & 0xFFu), float(t & 0xFFu))";
-  const std::string srgb = "vec3(sbk_s8(t >> 16), sbk_s8(t >> 8), sbk_s8(t))";
-  std::string body;
-  switch (mapping) {
-    case 0: body = "return " + rgb + " / 255.0;"; break;
-    case 1: body = "return (" + rgb + " - 128.0) / 127.0;"; break;
-    case 2: body = "return (" + srgb + " + 0.5) / 127.5;"; break;
-    case 3: body = "return " + srgb + " / 127.0;"; break;
-    case 4: body = "return vec3(float(t >> 16) / 65535.0, float(t & 0xFFFFu) / 65535.0, 1.0);"; break;
-    default:
-      body = "float h = float(int(t) >> 16) / 32767.0, l = float(int(t << 16) >> 16) / 32767.0; "
-             "return vec3(h, l, sqrt(max(0.0, 1.0 - h * h - l * l)));";
-      break;
-  }
-  return "vec3 " + name + "(uint t) { " + body + " }\n";
 }
 
 }  // namespace
@@ -87,7 +69,7 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
   TextureStageCode code;
   std::set<uint32_t> mappings;
   std::array<bool, kStages> coords{}, texel_defined{}, dot_defined{}, t_defined{};
-  bool bytes_helpers = false;
+  bool bytes_helpers = false, depth_helper = false, luminance_helper = false;
   std::string& b = code.body;
   // A program the model refuses still gets a shader (read leniently): a texel or dot product it names that no
   // stage made reads as zero.
@@ -158,8 +140,8 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
       case SBK_NV2A_TEXTURE_DOT_ZW:
         // Depth in Z16 units, floor(dot_{i-1} / dot_i), kept within 0..65535 (a NaN quotient writes 0).
         b += "  float dot" + n + " = " + dot_of(i) + ";\n";
-        b += "  float z" + n + " = floor(" + dot_ref(i - 1) + " / dot" + n + ");\n";
-        b += "  gl_FragDepth = (isnan(z" + n + ") ? 0.0 : clamp(z" + n + ", 0.0, 65535.0)) / 65535.0;\n";
+        b += "  gl_FragDepth = sbk_depth_z16(floor(" + dot_ref(i - 1) + " / dot" + n + "));\n";
+        depth_helper = true;
         continue;
       case SBK_NV2A_TEXTURE_DOT_RFLCT_DIFF:
         b += "  float dot" + n + " = " + dot_of(i) + ";\n";
@@ -217,11 +199,9 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
       b += "  if ((" + texel + " & " + mask + ") == (dyn.color_keys[" + n + "] & " + mask + ")) " + action + "\n";
     }
     if (mode[i] == SBK_NV2A_TEXTURE_BUMPENVMAP_LUMINANCE) {
-      b += "  float f" + n + " = dyn.bump_env_scale[" + n + "] * float((" + src + " >> 16) & 0xFFu) / 255.0 + dyn.bump_env_offset[" +
-           n + "];\n";
-      b += "  uvec3 l" + n + " = uvec3(clamp(floor(vec3(float((" + texel + " >> 16) & 0xFFu), float((" + texel +
-           " >> 8) & 0xFFu), float(" + texel + " & 0xFFu)) * f" + n + "), 0.0, 255.0));\n";
-      b += "  " + texel + " = (" + texel + " & 0xFF000000u) | (l" + n + ".r << 16) | (l" + n + ".g << 8) | l" + n + ".b;\n";
+      b += "  " + texel + " = sbk_bump_luminance(" + texel + ", " + src + ", dyn.bump_env_scale[" + n + "], dyn.bump_env_offset[" +
+           n + "]);\n";
+      luminance_helper = true;
     }
     if (t_live[i]) {
       const uint32_t sign = (controls >> 3) & 0xFu;
@@ -240,13 +220,10 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
     if (t_live[i] && !t_defined[i]) b += "  vec4 t" + std::to_string(i) + " = vec4(0.0, 0.0, 0.0, 1.0);\n";
   for (uint32_t i = 0; i < kStages; ++i)
     if (coords[i]) code.declarations += "layout(location = " + std::to_string(3 + i) + ") in vec4 in_tex" + std::to_string(i) + ";\n";
-  if (bytes_helpers || !mappings.empty()) {
-    code.helpers += "// A sampled RGBA8 texel as its bytes 0xAARRGGBB, and the low byte of x as a signed 8-bit value.\n";
-    code.helpers += "uint sbk_texel(vec4 c) {\n  uvec4 b = uvec4(clamp(c, 0.0, 1.0) * 255.0 + 0.5);\n"
-                    "  return (b.a << 24) | (b.r << 16) | (b.g << 8) | b.b;\n}\n";
-    code.helpers += "float sbk_s8(uint x) { return float(int(x << 24) >> 24); }\n";
-  }
-  for (uint32_t m : mappings) code.helpers += mapping_helper(m);
+  if (bytes_helpers || !mappings.empty()) code.helpers += texel_bytes_glsl();
+  for (uint32_t m : mappings) code.helpers += dot_mapping_glsl(m);
+  if (depth_helper) code.helpers += depth_z16_glsl();
+  if (luminance_helper) code.helpers += bump_luminance_glsl();
   return code;
 }
 

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include "guests/nv2a/fallback_emitter.hpp"
 
+#include "guests/nv2a/fallback_texture_stages.hpp"
+#include "guests/nv2a/shared_glsl.hpp"
+
 namespace shaderbake::nv2a {
 
 namespace {
 
-// Everything but the sampler declarations and the texture reads: the same for every family.
-constexpr const char* kBody = R"(layout(set = 0, binding = 4, std140) uniform Dynamic {
-  vec4 c0[8];
-  vec4 c1[8];
-  vec4 final_c0;
-  vec4 final_c1;
-  vec4 fog_color;
-  uint alpha_ref;
-} dyn;
-layout(location = 0) out vec4 out_color;
-
-// Register file, indexed by the 4-bit hardware code (0 zero, 1 c0, 2 c1, 3 fog, 4 v0, 5 v1, 8-11 t0-t3,
+// The register file, before the texture stages that write t0-t3 into it.
+constexpr const char* kRegisterFile = R"(// Register file, indexed by the 4-bit hardware code (0 zero, 1 c0, 2 c1, 3 fog, 4 v0, 5 v1, 8-11 t0-t3,
 // 12 r0, 13 r1; 14 spare0+secondary and 15 E*F in the final combiner). Codes 6 and 7 are never admitted.
 vec4 regs[16];
+)";
 
+// The general and final combiners: the same for every family. main() runs the texture stages first (they
+// set t0-t3 and may discard).
+constexpr const char* kCombinersAndMain = R"(
 // NV_register_combiners input mappings (bits 5-7 of an input byte).
 vec3 map_input(vec3 e, uint mapping) {
   switch (mapping) {
@@ -65,7 +62,7 @@ void main() {
   regs[5] = in_v1;
   regs[6] = vec4(0.0);
   regs[7] = vec4(0.0);
-  load_textures();
+  run_texture_stages();
   regs[12] = vec4(0.0, 0.0, 0.0, regs[8].a);
   regs[13] = vec4(0.0);
   regs[14] = vec4(0.0);
@@ -141,44 +138,20 @@ void main() {
 }  // namespace
 
 std::string fallback_packet_declaration() {
-  return "layout(set = 0, binding = 5, std140) uniform Packet {\n  uvec4 stages[8];\n  uvec4 control;\n} packet;\n";
+  return "layout(set = 0, binding = 5, std140) uniform Packet {\n  uvec4 stages[8];\n  uvec4 control;\n  uvec4 texture;\n} packet;\n";
 }
 
 std::string emit_fallback_fragment(const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE]) {
   std::string out = "#version 450\n// shaderbake nv2a fallback ubershader, samplers";
   for (int t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) out += " " + std::to_string(family_key[4 + t]);
+  if (family_key[8] != 0) out += ", writes depth";
   out += "\nlayout(location = 0) in vec4 in_v0;\nlayout(location = 1) in vec4 in_v1;\nlayout(location = 2) in float in_fog;\n";
-  std::string loads = "void load_textures() {\n";
-  for (int t = 0; t < SBK_NV2A_TEXTURE_STAGES; ++t) {
-    const std::string ts = std::to_string(t), reg = "regs[" + std::to_string(8 + t) + "]";
-    switch (family_key[4 + t]) {
-      case SBK_SAMPLER_2D:
-        out += "layout(location = " + std::to_string(3 + t) + ") in vec4 in_tex" + ts + ";\n";
-        out += "layout(set = 0, binding = " + ts + ") uniform sampler2D tex" + ts + ";\n";
-        loads += "  " + reg + " = textureProj(tex" + ts + ", in_tex" + ts + ".xyw);\n";
-        break;
-      case SBK_SAMPLER_3D:
-        out += "layout(location = " + std::to_string(3 + t) + ") in vec4 in_tex" + ts + ";\n";
-        out += "layout(set = 0, binding = " + ts + ") uniform sampler3D tex" + ts + ";\n";
-        loads += "  " + reg + " = textureProj(tex" + ts + ", in_tex" + ts + ");\n";
-        break;
-      case SBK_SAMPLER_CUBE:
-        out += "layout(location = " + std::to_string(3 + t) + ") in vec4 in_tex" + ts + ";\n";
-        out += "layout(set = 0, binding = " + ts + ") uniform samplerCube tex" + ts + ";\n";
-        loads += "  " + reg + " = texture(tex" + ts + ", in_tex" + ts + ".xyz);\n";
-        break;
-      default:
-        loads += "  " + reg + " = vec4(0.0, 0.0, 0.0, 1.0);\n";  // disabled or NONE
-        break;
-    }
-  }
-  loads += "}\n";
+  out += "layout(location = 0) out vec4 out_color;\n";
+  out += dynamic_block_glsl();
   out += fallback_packet_declaration();
-  // load_textures() writes regs[], so it follows the register file's declaration inside kBody.
-  std::string body = kBody;
-  const std::string anchor = "uint byte_of(";
-  body.insert(body.find(anchor), loads + "\n");
-  return out + body;
+  out += kRegisterFile;
+  out += emit_fallback_texture_stages(family_key);
+  return out + kCombinersAndMain;
 }
 
 }  // namespace shaderbake::nv2a

@@ -87,16 +87,16 @@ Format texcoord_format(Rng& rng, TexMode m) {
     switch (m) {
         case TexMode::kCube:
         case TexMode::kProject3d:
-        case TexMode::kDotProduct:
-        case TexMode::kDotRflctDiff:
-        case TexMode::kDotRflctSpec:
         case TexMode::kDotRflctSpecConst:
         case TexMode::kDotStr3d:
         case TexMode::kDotStrCube:
         case TexMode::kDotSt:
         case TexMode::kDotZw: return Format::kR32G32B32Sfloat;
         case TexMode::kPassthru:
-        case TexMode::kClipPlane: return Format::kR32G32B32A32Sfloat;
+        case TexMode::kClipPlane:
+        case TexMode::kDotProduct:     // the q of stages 1-3 is dot_rflct_spec's eye vector
+        case TexMode::kDotRflctDiff:
+        case TexMode::kDotRflctSpec: return Format::kR32G32B32A32Sfloat;
         default: {
             const unsigned w[] = {85, 8, 4, 3};
             const Format f[] = {Format::kR32G32Sfloat, Format::kR16G16Snorm, Format::kR16G16Sfloat,
@@ -403,8 +403,43 @@ DynamicValues make_dynamic(Rng& rng, const Program& p, std::uint32_t area_fog_co
     } else {
         d.alpha_ref = rng.chance(800) ? 0 : rng.u8();  // stale reference: must not matter
     }
+    for (unsigned i = 1; i < 4; ++i) {
+        if (p.tex_mode[i] != TexMode::kBumpEnvMap && p.tex_mode[i] != TexMode::kBumpEnvMapLuminance) continue;
+        // A small rotation-and-scale of the ripple offsets (EMBM's usual 0.03-0.1), luminance 1.0 + offset.
+        d.has_bump_env = true;
+        const int a = 8 + static_cast<int>(rng.below(18)), c = static_cast<int>(rng.below(9)) - 4;
+        d.bump_env[i] = {a, c, a, -c, 256, rng.chance(700) ? 0 : 32};
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+        if (p.color_key[i] == ColorKey::kNone) continue;
+        d.has_color_keys = true;
+        d.color_keys[i] = rng.chance(700) ? 0xFFFF00FFu : 0x00000000u;  // magenta or black
+    }
+    if (p.tex_mode[3] == TexMode::kDotRflctSpecConst) {
+        d.has_eye_vector = true;
+        d.eye_vector = {static_cast<int>(rng.below(65)) - 32, static_cast<int>(rng.below(65)) - 32, -256};
+    }
     return d;
 }
+
+namespace {
+
+// k/256 as an exact decimal ("-0.03125").
+void fixed_256(StringSink& s, int k) {
+    if (k < 0) s.ch('-');
+    const unsigned v = static_cast<unsigned>(k < 0 ? -k : k);
+    s.u64(v / 256);
+    unsigned frac = (v % 256) * 390625u;  // 10^8 / 256: eight exact decimal digits
+    if (frac == 0) return;
+    char digits[9] = "00000000";
+    for (int i = 7; i >= 0; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
+    int end = 8;
+    while (digits[end - 1] == '0') --end;
+    s.ch('.');
+    s.raw(std::string_view(digits, static_cast<std::size_t>(end)));
+}
+
+}  // namespace
 
 void append_dynamic_json(std::string& out, const DynamicValues& d) {
     StringSink s(out);
@@ -426,6 +461,39 @@ void append_dynamic_json(std::string& out, const DynamicValues& d) {
     s.hex_word(d.fog_color);
     s.raw(",\"alpha_ref\":");
     s.u64(d.alpha_ref);
+    if (d.has_bump_env) {
+        s.raw(",\"bump_env\":[");
+        for (unsigned i = 0; i < 4; ++i) {
+            const auto& b = d.bump_env[i];
+            s.raw(i ? ",{\"matrix\":[" : "{\"matrix\":[");
+            for (unsigned k = 0; k < 4; ++k) {
+                if (k) s.ch(',');
+                fixed_256(s, b[k]);
+            }
+            s.raw("],\"scale\":");
+            fixed_256(s, b[4]);
+            s.raw(",\"offset\":");
+            fixed_256(s, b[5]);
+            s.ch('}');
+        }
+        s.ch(']');
+    }
+    if (d.has_color_keys) {
+        s.raw(",\"color_keys\":[");
+        for (unsigned i = 0; i < 4; ++i) {
+            if (i) s.ch(',');
+            s.hex_word(d.color_keys[i]);
+        }
+        s.ch(']');
+    }
+    if (d.has_eye_vector) {
+        s.raw(",\"eye_vector\":[");
+        for (unsigned i = 0; i < 3; ++i) {
+            if (i) s.ch(',');
+            fixed_256(s, d.eye_vector[i]);
+        }
+        s.ch(']');
+    }
     s.ch('}');
 }
 

@@ -91,6 +91,13 @@ struct DynamicValues {
     std::array<std::uint32_t, 8> c0{}, c1{};
     std::uint32_t final_c0 = 0, final_c1 = 0, fog_color = 0;
     std::uint8_t alpha_ref = 0;
+    // Texture-shader values, in 1/256 units (written as exact decimals), each only for programs that read it.
+    bool has_bump_env = false;
+    std::array<std::array<int, 6>, 4> bump_env{};  // per stage: W0..W3, scale, offset
+    bool has_color_keys = false;
+    std::array<std::uint32_t, 4> color_keys{};
+    bool has_eye_vector = false;
+    std::array<int, 3> eye_vector{};
 };
 DynamicValues make_dynamic(Rng& rng, const Program& p, std::uint32_t area_fog_color);
 void append_dynamic_json(std::string& out, const DynamicValues& d);

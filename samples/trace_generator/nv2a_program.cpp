@@ -49,6 +49,11 @@ public:
         p_.tex_mode[i] = m;
         p_.tex_enabled[i] = m != TexMode::kNone;
     }
+    // A dot-product-family mode in stage i (1-3) with its dot mapping.
+    void dot_tex(unsigned i, TexMode m, std::uint32_t mapping) {
+        tex(i, m);
+        p_.dot_rgb_mapping = (p_.dot_rgb_mapping & ~(0xFu << (4 * (i - 1)))) | mapping << (4 * (i - 1));
+    }
     void final_words(std::uint32_t w0, std::uint32_t w1) {
         p_.final_in[0] = w0;
         p_.final_in[1] = w1;
@@ -160,7 +165,28 @@ void base_terrain_lerp(Builder& b, Rng& rng) {
     b.program().template_name = "terrain_lerp";
 }
 
+// A normal map in t0 for the texture shader's dot stages: the mapping they read it with (unsigned for most
+// D3D8 titles, a signed format otherwise).
+std::uint32_t normal_map_in_t0(Builder& b, Rng& rng) {
+    b.tex(0, TexMode::kProject2d);
+    const std::uint32_t mapping = rng.chance(800) ? kDotMinus1To1D3d : kDotMinus1To1;
+    if (mapping == kDotMinus1To1) b.program().signed_channels[0] = "rgb";
+    return mapping;
+}
+
 void base_dot3(Builder& b, Rng& rng) {
+    if (rng.chance(200)) {
+        // Texture-shader lighting lookup (texm3x2tex): the normal map in t0, (N.L, N.H) from the coordinates
+        // of t1 and t2 index a lighting texture in t2; the colour map in t3 modulated by it.
+        const std::uint32_t mapping = normal_map_in_t0(b, rng);
+        b.dot_tex(1, TexMode::kDotProduct, mapping);
+        b.dot_tex(2, TexMode::kDotSt, mapping);
+        b.tex(3, TexMode::kProject2d);
+        b.stage(input_word(in(kT2), in(kT3), 0, 0), ab_to(kR0, modulate_op(rng)), input_word(in_a(kT3), kInputOneA, 0, 0),
+                ab_to(kR0));
+        b.program().template_name = "dot3_texm3x2";
+        return;
+    }
     // N.L with a normal map in t0 and the light vector in c0 (or packed in the diffuse colour), then the
     // colour map in t1 modulated by it, with an optional ambient term from c1.
     b.tex(0, TexMode::kProject2d);
@@ -181,6 +207,18 @@ void base_dot3(Builder& b, Rng& rng) {
 }
 
 void base_envmap(Builder& b, Rng& rng) {
+    if (rng.chance(200)) {
+        // Bumped cube reflection (texm3x3vspec): the normal map in t0, the tangent frame in the coordinates of
+        // t1-t3 (the eye vector in their q, or a constant one), the reflection in t3 added to the vertex colour.
+        const std::uint32_t mapping = normal_map_in_t0(b, rng);
+        b.dot_tex(1, TexMode::kDotProduct, mapping);
+        b.dot_tex(2, TexMode::kDotProduct, mapping);
+        b.dot_tex(3, rng.chance(850) ? TexMode::kDotRflctSpec : TexMode::kDotRflctSpecConst, mapping);
+        b.stage(input_word(in(kT3), in(kC0), in(kV0), kInputOne), sum_to(kR0), input_word(in_a(kV0), kInputOneA, 0, 0),
+                ab_to(kR0));
+        b.program().template_name = "envmap_texm3x3";
+        return;
+    }
     // Base colour plus a cube-map reflection scaled by a constant or by the gloss in t0's alpha.
     b.tex(0, TexMode::kProject2d);
     b.tex(1, rng.chance(850) ? TexMode::kCube : TexMode::kProject2d);
@@ -233,6 +271,20 @@ void base_sky(Builder& b, Rng& rng) {
 }
 
 void base_water(Builder& b, Rng& rng) {
+    if (rng.chance(650)) {
+        // Environment-mapped bump mapping: a signed du/dv ripple map in t0 perturbs the reflection lookup of
+        // t1 (bump-env matrix per stage), tinted by the diffuse colour, alpha from c0; sometimes foam in t2.
+        b.tex(0, TexMode::kProject2d);
+        b.program().signed_channels[0] = "gb";
+        b.tex(1, TexMode::kBumpEnvMap);
+        b.stage(input_word(in(kT1), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kC0), kInputOneA, 0, 0), ab_to(kR0));
+        if (rng.chance(400)) {
+            b.tex(2, TexMode::kProject2d);
+            b.stage(input_word(in(kT2), in_a(kT2), in(kR0), inv_a(kT2)), sum_to(kR0));
+        }
+        b.program().template_name = "water_embm";
+        return;
+    }
     b.tex(0, TexMode::kProject2d);
     b.tex(1, TexMode::kCube);
     b.stage(input_word(in(kT0), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kC0), kInputOneA, 0, 0), ab_to(kR0));
@@ -365,16 +417,21 @@ void constant_control(Builder& b, Rng& rng) {
 void later_mode_program(Builder& b, Rng& rng) {
     Program& p = b.program();
     p.uses_later_modes = true;
-    const unsigned w[] = {22, 10, 16, 10, 10, 8, 6, 6, 6, 6};
+    const std::uint32_t mapping = rng.chance(700) ? kDotMinus1To1D3d : kDotMinus1To1;
+    const unsigned w[] = {12, 10, 16, 10, 10, 8, 8, 8};
     switch (rng.weighted(w)) {
-        case 0:  // EMBM water/heat haze: du/dv map in t0, perturbed lookup in t1
+        case 0:  // heat haze: a du/dv map in t0 perturbs the scene copy in t1 and in t2 (stage 2 reads t0 too)
             b.tex(0, TexMode::kProject2d);
+            p.signed_channels[0] = "gb";
             b.tex(1, TexMode::kBumpEnvMap);
-            b.stage(input_word(in(kT1), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kV0), kInputOneA, 0, 0), ab_to(kR0));
-            p.template_name = "bumpenvmap";
+            b.tex(2, TexMode::kBumpEnvMap);
+            b.stage(input_word(in(kT1), in(kV0), in(kT2), in(kC0)), sum_to(kR0), input_word(in_a(kV0), kInputOneA, 0, 0),
+                    ab_to(kR0));
+            p.template_name = "bumpenvmap_twice";
             break;
         case 1:
             b.tex(0, TexMode::kProject2d);
+            p.signed_channels[0] = "gb";
             b.tex(1, TexMode::kBumpEnvMapLuminance);
             b.tex(2, TexMode::kProject2d);
             b.stage(input_word(in(kT1), in(kT2), 0, 0), ab_to(kR0), input_word(in_a(kT2), kInputOneA, 0, 0), ab_to(kR0));
@@ -382,61 +439,70 @@ void later_mode_program(Builder& b, Rng& rng) {
             break;
         case 2:  // per-pixel dot-product texture lookup (texm3x2tex)
             b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kDotProduct);
-            b.tex(2, TexMode::kDotSt);
+            b.dot_tex(1, TexMode::kDotProduct, mapping);
+            b.dot_tex(2, TexMode::kDotSt, mapping);
             b.stage(input_word(in(kT2), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kT0), kInputOneA, 0, 0), ab_to(kR0));
             p.template_name = "dot_st";
             break;
-        case 3:  // bumped cube reflection (texm3x3vspec)
+        case 3:  // diffuse and specular cube lookups from one normal (texm3x3spec with texm3x3diff)
             b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kDotProduct);
-            b.tex(2, TexMode::kDotProduct);
-            b.tex(3, TexMode::kDotRflctSpec);
-            b.stage(input_word(in(kT3), in(kC0), in(kV0), kInputOne), sum_to(kR0), kAlphaOne, ab_to(kR0));
-            p.template_name = "dot_rflct_spec";
-            break;
-        case 4:
-            b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kDotProduct);
-            b.tex(2, TexMode::kDotRflctDiff);
-            b.tex(3, TexMode::kDotRflctSpecConst);
+            b.dot_tex(1, TexMode::kDotProduct, mapping);
+            b.dot_tex(2, TexMode::kDotRflctDiff, mapping);
+            b.dot_tex(3, TexMode::kDotRflctSpecConst, mapping);
             b.stage(input_word(in(kT2), in(kV0), in(kT3), in(kC0)), sum_to(kR0), kAlphaOne, ab_to(kR0));
             p.template_name = "dot_rflct_diff";
             break;
-        case 5:  // depth replace (texm3x2depth)
+        case 4:  // depth replace (texm3x2depth)
             b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kDotProduct);
-            b.tex(2, TexMode::kDotZw);
+            b.dot_tex(1, TexMode::kDotProduct, mapping);
+            b.dot_tex(2, TexMode::kDotZw, mapping);
             b.stage(input_word(in(kV0), kInputOne, 0, 0), ab_to(kR0), input_word(in_a(kV0), kInputOneA, 0, 0), ab_to(kR0));
             p.template_name = "dot_zw";
             break;
-        case 6:
+        case 5:
             b.tex(0, TexMode::kProject2d);
             b.tex(1, rng.chance(500) ? TexMode::kDependentAr : TexMode::kDependentGb);
             b.stage(input_word(in(kT1), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kT1), in_a(kV0), 0, 0), ab_to(kR0));
             p.template_name = "dependent_read";
             break;
-        case 7:
+        case 6:  // a normal-indexed volume or cube lookup (texm3x3tex)
             b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kDotProduct);
-            b.tex(2, TexMode::kDotProduct);
-            b.tex(3, rng.chance(500) ? TexMode::kDotStr3d : TexMode::kDotStrCube);
+            b.dot_tex(1, TexMode::kDotProduct, mapping);
+            b.dot_tex(2, TexMode::kDotProduct, mapping);
+            b.dot_tex(3, rng.chance(500) ? TexMode::kDotStr3d : TexMode::kDotStrCube, mapping);
             b.stage(input_word(in(kT3), in(kV0), 0, 0), ab_to(kR0), kAlphaOne, ab_to(kR0));
             p.template_name = "dot_str";
             break;
-        case 8:
+        default:  // texture coordinates as colour (passthru), modulating the base map
             b.tex(0, TexMode::kProject2d);
-            b.tex(1, TexMode::kProject2d);
-            b.tex(2, TexMode::kBrdf);
-            b.stage(input_word(in(kT2), in(kV0), 0, 0), ab_to(kR0), kAlphaOne, ab_to(kR0));
-            p.template_name = "brdf";
+            b.tex(1, TexMode::kPassthru);
+            b.stage(input_word(in(kT0), in(kT1), 0, 0), ab_to(kR0), input_word(in_a(kT0), in_a(kV0), 0, 0), ab_to(kR0));
+            p.template_name = "passthru";
             break;
-        default:  // user clip plane in stage 3 next to an ordinary modulate
-            b.tex(0, TexMode::kProject2d);
-            b.tex(3, TexMode::kClipPlane);
-            b.stage(input_word(in(kT0), in(kV0), 0, 0), ab_to(kR0), input_word(in_a(kT0), in_a(kV0), 0, 0), ab_to(kR0));
-            p.template_name = "clipplane";
-            p.uses_later_modes = false;  // clipplane belongs to the first mode set
+    }
+}
+
+// The per-stage texel controls and clip planes games set on common materials: alpha kill on cut-out foliage,
+// colour-keyed HUD sprites, X8R8G8B8 base maps, a user clip plane in a free stage (mirror and water
+// reflection passes).
+void texel_controls(Program& p, Rng& rng) {
+    switch (p.cls) {
+        case MaterialClass::kAlphaTested:
+            if (p.tex_mode[0] == TexMode::kProject2d && rng.chance(200)) p.alpha_kill[0] = true;
+            break;
+        case MaterialClass::kHud:
+            if (p.tex_mode[0] == TexMode::kProject2d && rng.chance(100))
+                p.color_key[0] = rng.chance(700) ? ColorKey::kKillAlpha : ColorKey::kDiscard;
+            break;
+        case MaterialClass::kOpaque:
+        case MaterialClass::kDecal:
+            if (p.tex_mode[0] == TexMode::kProject2d && rng.chance(150)) p.xrgb[0] = true;
+            if (!p.tex_enabled[3] && rng.chance(40)) {
+                p.tex_mode[3] = TexMode::kClipPlane;
+                p.tex_enabled[3] = true;
+            }
+            break;
+        default:
             break;
     }
 }
@@ -599,6 +665,7 @@ Program make_program(Rng& rng, MaterialClass cls, ProgramKind kind) {
         p.alpha_func = CompareOp::kGreater;
     }
     Program out = b.finish();
+    if (kind == ProgramKind::kCommon) texel_controls(out, rng);
     if (kind == ProgramKind::kOdd) make_odd(out, rng);
     return out;
 }
@@ -661,7 +728,52 @@ void append_program_json(std::string& out, const Program& p) {
         if (i) s.ch(',');
         s.boolean(p.tex_enabled[i]);
     }
-    s.raw("],\"alpha_test\":{\"enabled\":");
+    s.ch(']');
+    auto word = [&](const char* name, std::uint32_t w) {
+        if (w == 0) return;
+        s.raw(",\"");
+        s.raw(name);
+        s.raw("\":");
+        s.hex_word(w);
+    };
+    word("dot_rgb_mapping", p.dot_rgb_mapping);
+    word("other_stage_input", p.other_stage_input);
+    word("clip_plane_mode", p.clip_plane_mode);
+    bool controls = false, signs = false, formats = false;
+    for (unsigned i = 0; i < 4; ++i) {
+        controls = controls || p.alpha_kill[i] || p.color_key[i] != ColorKey::kNone;
+        signs = signs || p.signed_channels[i][0] != '\0';
+        formats = formats || p.xrgb[i];
+    }
+    if (controls) {
+        static constexpr const char* kKeys[] = {"none", "kill_alpha", "kill_color", "discard"};
+        s.raw(",\"texture_control\":[");
+        for (unsigned i = 0; i < 4; ++i) {
+            s.raw(i ? ",{\"alpha_kill\":" : "{\"alpha_kill\":");
+            s.boolean(p.alpha_kill[i]);
+            s.raw(",\"color_key\":");
+            s.quoted(kKeys[static_cast<unsigned>(p.color_key[i])]);
+            s.ch('}');
+        }
+        s.ch(']');
+    }
+    if (signs) {
+        s.raw(",\"texture_signed\":[");
+        for (unsigned i = 0; i < 4; ++i) {
+            if (i) s.ch(',');
+            s.quoted(p.signed_channels[i]);
+        }
+        s.ch(']');
+    }
+    if (formats) {
+        s.raw(",\"texture_formats\":[");
+        for (unsigned i = 0; i < 4; ++i) {
+            if (i) s.ch(',');
+            s.quoted(p.xrgb[i] ? "xrgb8" : "argb8");
+        }
+        s.ch(']');
+    }
+    s.raw(",\"alpha_test\":{\"enabled\":");
     s.boolean(p.alpha_test);
     s.raw(",\"func\":");
     s.quoted(compare_op_name(p.alpha_func));

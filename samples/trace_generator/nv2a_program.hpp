@@ -46,6 +46,13 @@ enum class TexMode : std::uint8_t {
 };
 const char* tex_mode_name(TexMode m);
 
+// What a texel equal to its stage's colour key does.
+enum class ColorKey : std::uint8_t { kNone, kKillAlpha, kKillColor, kDiscard };
+
+// Dot-product mappings of the texture shader (SET_DOT_RGBMAPPING): D3D8's texm3x* normal maps are unsigned
+// (minus1_to_1_d3d), signed formats read minus1_to_1.
+inline constexpr std::uint32_t kDotMinus1To1D3d = 1, kDotMinus1To1 = 3;
+
 enum class CompareOp : std::uint8_t { kNever, kLess, kEqual, kLessOrEqual, kGreater, kNotEqual, kGreaterOrEqual, kAlways };
 const char* compare_op_name(CompareOp op);
 
@@ -89,6 +96,14 @@ struct Program {
     std::array<bool, 4> tex_enabled{};
     bool alpha_test = false;
     CompareOp alpha_func = CompareOp::kAlways;
+    // Texture-shader words and per-stage texel controls (written only when not the default).
+    std::uint32_t dot_rgb_mapping = 0;    // stage i's dot mapping at bits 4(i-1)..
+    std::uint32_t other_stage_input = 0;  // stage 2's input at bits 16-19, stage 3's at 20-23
+    std::uint32_t clip_plane_mode = 0;    // stage i's nibble at bits 4i..
+    std::array<bool, 4> alpha_kill{};
+    std::array<ColorKey, 4> color_key{};
+    std::array<const char*, 4> signed_channels{"", "", "", ""};  // letters of argb
+    std::array<bool, 4> xrgb{};
 
     // Generator metadata (not serialized).
     MaterialClass cls = MaterialClass::kOpaque;
@@ -100,9 +115,10 @@ struct Program {
     unsigned stages() const { return control & 0xFF; }
 };
 
-// Which kind of program make_program draws: a common template, one using the later texture modes
-// (bump-env, dot-product, dependent reads: admission rejects them), or a common template rewritten into an
-// unusual but valid encoding.
+// Which kind of program make_program draws: a common template (some of which use the texture shader: bump-env
+// water, texm3x2 lighting lookups, texm3x3 cube reflections, clip planes, alpha kill, colour keys), one of the
+// rarer texture-shader chains (luminance bump-env, dot_zw, dot_rflct_diff, dot_str_*, dependent reads), or a
+// common template rewritten into an unusual but valid encoding.
 enum class ProgramKind : std::uint8_t { kCommon, kLaterModes, kOdd };
 
 // Draws one program of the given class from the material templates.

@@ -12,9 +12,11 @@ validate() {  # validate SCHEMA FILE
   python3 "$root/tests/schema/validate.py" document "$root/schemas/$1.schema.json" "$2" >/dev/null
 }
 
-# Capture A builds the bundle; capture B (same generator and state universe, a longer session) is checked.
-"$gen" --seed 5 --frames 150 --draws-per-frame 20 --states 200 -o "$tmp/a.jsonl" 2>/dev/null
-"$gen" --seed 5 --frames 400 --draws-per-frame 20 --states 200 -o "$tmp/b.jsonl" 2>/dev/null
+# Capture A builds the bundle; capture B (same generator and state universe, a ten times longer session,
+# plus two draws of a brdf program no route may serve) is checked.
+"$gen" --seed 5 --frames 40 --draws-per-frame 20 --states 200 -o "$tmp/a.jsonl" 2>/dev/null
+"$gen" --seed 5 --frames 400 --draws-per-frame 20 --states 200 -o "$tmp/b0.jsonl" 2>/dev/null
+python3 "$root/tests/cli/append_brdf_draws.py" "$tmp/b0.jsonl" "$tmp/b.jsonl" 2
 check "the generator wrote both captures" test -s "$tmp/a.jsonl" -a -s "$tmp/b.jsonl"
 "$bin" build "$tmp/a.jsonl" -o "$tmp/a.sbk" >/dev/null 2>&1
 check "the bundle of capture A exists" test -s "$tmp/a.sbk"
