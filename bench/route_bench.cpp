@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The cost of the nv2a fallback route next to the exact route, in one run on one Vulkan device:
 //  1. pipeline creation (vkCreateGraphicsPipelines, a fresh pipeline every time, no VkPipelineCache, the
-//     driver's disk caches off): N exact pipelines of N random programs vs the ubershader pipelines of
+//     driver's disk caches off): N exact pipelines of N random programs (combiners with plain fetches, or
+//     with --texture-shader every texture-shader mode) vs the ubershader pipelines of
 //     their fallback families, plus the SPIR-V size and instruction count of both;
 //  2. fragment cost: K programs, each filling a width x height target with one quad through its exact
 //     shader and through its family's ubershader fed its packet.
@@ -52,6 +53,7 @@ struct Options {
   std::string json;
   bool validation = false;
   bool no_salt = false;
+  bool texture_shader = false;
 };
 
 // One program of the run, with everything both routes need to draw it.
@@ -187,8 +189,13 @@ bool Bench::make_programs() {
       return false;
     }
     Program p;
-    p.program = random.program();
-    p.inputs = random.inputs();
+    if (options_.texture_shader) {
+      p.program = random.texture_program();
+      p.inputs = random.texture_inputs(p.program);
+    } else {
+      p.program = random.program();
+      p.inputs = random.inputs();
+    }
     if (sbk_nv2a_admit(&p.program, nullptr) != SBK_NV2A_OK) {
       ++not_admitted;
       continue;
@@ -213,6 +220,7 @@ bool Bench::make_programs() {
     programs_.push_back(std::move(p));
   }
   report_["programs"] = {{"count", programs_.size()},
+                         {"kind", options_.texture_shader ? "texture_shader" : "combiners"},
                          {"skipped_duplicate_source", duplicates},
                          {"skipped_not_admitted", not_admitted},
                          {"skipped_not_emitted", not_emitted}};
@@ -506,7 +514,8 @@ int run(const Options& options) {
   }
   vulkan::Executor& device = **executor;
   std::printf("device: %s\n", device.device_name().c_str());
-  std::printf("programs: %d random (seed %llu), ubershader creations: %d, fill programs: %d\n", options.programs,
+  std::printf("programs: %d random %s (seed %llu), ubershader creations: %d, fill programs: %d\n", options.programs,
+              options.texture_shader ? "texture-shader programs" : "combiner programs with plain fetches",
               static_cast<unsigned long long>(options.seed), options.ubershader_repeats, options.fill_programs);
 
   Bench bench(options, device);
@@ -554,6 +563,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "Random program seed");
   app.add_option("--json", options.json, "Also write the figures as JSON to this file");
   app.add_flag("--validation", options.validation, "Enable the Khronos validation layer (slows pipeline creation)");
+  app.add_flag("--texture-shader", options.texture_shader,
+               "Random programs whose texture stages run every texture-shader mode (bump-env, dot products, "
+               "reflections, clip planes, texel controls); default: combiner programs with plain fetches");
   app.add_flag("--no-salt", options.no_salt,
                "Create pipelines from the modules as compiled (a driver's in-memory cache may then answer repeats)");
   CLI11_PARSE(app, argc, argv);

@@ -5,6 +5,7 @@
 # Usage: bench/route_bench.sh [route_bench options]
 #   bench/route_bench.sh                                   lavapipe (Mesa's CPU driver), the defaults
 #   bench/route_bench.sh --device nvidia --json route.json an NVIDIA GPU, figures also as JSON
+#   bench/route_bench.sh --texture-shader                  programs running every texture-shader mode
 #   bench/route_bench.sh --help                            every option
 #
 # Driver shader caches off, so that every pipeline creation is a cold compile:

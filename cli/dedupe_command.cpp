@@ -39,6 +39,8 @@ nlohmann::ordered_json counts_json(const plan::DedupeCounts& c, const trace::Tra
   out["unique_fallback_families"] = c.unique_fallback_families;
   out["unique_pipeline_keys"] = c.unique_pipeline_keys;
   out["unique_fallback_pipeline_keys"] = c.unique_fallback_pipeline_keys;
+  out["fallback_attachment_rejections"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : c.fallback_attachment_rejections) out["fallback_attachment_rejections"][reason] = count;
   out["unique_sources"] = c.unique_sources;
   out["exact_keys_without_source"] = c.source_failures;
   out["admission"] = admission_json(c.admission);
@@ -75,6 +77,8 @@ void print_counts(const plan::DedupeCounts& c, const trace::TraceReader& reader)
   row("unique fallback families", c.unique_fallback_families);
   row("unique pipeline keys", c.unique_pipeline_keys);
   row("unique fallback pipeline keys", c.unique_fallback_pipeline_keys);
+  for (const auto& [reason, count] : c.fallback_attachment_rejections)
+    std::printf("%-31s %12llu\n", ("  refused " + reason).c_str(), static_cast<unsigned long long>(count));
   row("unique generated sources", c.unique_sources);
   if (c.source_failures) row("  exact keys without source", c.source_failures);
   row("admitted exact keys", c.admission.admitted_exact_keys);

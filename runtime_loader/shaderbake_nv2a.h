@@ -222,6 +222,8 @@ typedef enum sbk_nv2a_reason {
   SBK_NV2A_DEPENDENT_READ_OF_SIGNED,     /* a dependent read of a channel flagged signed */
   SBK_NV2A_UNDEFINED_TEXTURE_READ,       /* a combiner reads T of a clipplane, dot_product or dot_zw stage */
   SBK_NV2A_BRDF_UNDEFINED,               /* brdf: the sign of delta phi is unknown on hardware */
+  SBK_NV2A_DOT_ZW_DEPTH_FORMAT,          /* a dot_zw family on a depth attachment other than D16 (its depth is
+                                            modelled in Z16 units only): sbk_nv2a_admit_attachment */
   SBK_NV2A_REASON_COUNT
 } sbk_nv2a_reason;
 
@@ -264,6 +266,19 @@ SBK_API void sbk_nv2a_pack_dynamic(const sbk_nv2a_dynamic* dynamic, uint8_t out[
  * `program` (it implements every program sbk_nv2a_check_program accepts, so the reasons are the same);
  * anything else keeps the program on its exact route, with the reason reports count. */
 SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const char** where);
+
+/* Admission of a fallback family on a host attachment: SBK_NV2A_DOT_ZW_DEPTH_FORMAT when the family replaces
+ * depth (dot_zw) and `depth_format` (a VkFormat; 0 for none) is not VK_FORMAT_D16_UNORM or
+ * VK_FORMAT_D16_UNORM_S8_UINT: dot_zw's depth is floor(dot_{i-1} / dot_i) in Z16 units, checked on hardware
+ * on Z16 only. A renderer asks this with sbk_nv2a_admit before it takes a family's fallback pipeline for a
+ * draw; bundles hold no fallback pipeline, and no dynamic-state recipe, that it refuses. */
+SBK_API sbk_nv2a_reason sbk_nv2a_admit_attachment(const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], uint32_t depth_format);
+
+/* Admission of one draw to its family's fallback route: sbk_nv2a_admit, then sbk_nv2a_admit_attachment with
+ * the draw's depth attachment (`where` then reads "depth attachment"). What a renderer asks before it takes a
+ * fallback pipeline for a draw. */
+SBK_API sbk_nv2a_reason sbk_nv2a_admit_draw(const sbk_nv2a_program* program, const sbk_host_state* host,
+                                            const char** where);
 
 /* Writes the packet of an admitted program (SBK_NV2A_PACKET_SIZE bytes, little-endian). */
 SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]);
@@ -549,6 +564,7 @@ SBK_API const char* sbk_nv2a_reason_name(sbk_nv2a_reason reason) {
     case SBK_NV2A_DEPENDENT_READ_OF_SIGNED: return "dependent_read_of_signed";
     case SBK_NV2A_UNDEFINED_TEXTURE_READ: return "undefined_texture_read";
     case SBK_NV2A_BRDF_UNDEFINED: return "brdf_undefined";
+    case SBK_NV2A_DOT_ZW_DEPTH_FORMAT: return "dot_zw_depth_format";
     case SBK_NV2A_REASON_COUNT: break;
   }
   return "unknown_reason";
@@ -827,6 +843,27 @@ SBK_API sbk_nv2a_reason sbk_nv2a_admit(const sbk_nv2a_program* program, const ch
   SBK_ASSERT(program != NULL);
   /* The ubershader implements every program the model defines: the reasons are validity's. */
   return sbk_nv2a_check_program(program, where);
+}
+
+SBK_API sbk_nv2a_reason sbk_nv2a_admit_attachment(const uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE], uint32_t depth_format) {
+  enum { sbk__vk_format_d16_unorm = 124, sbk__vk_format_d16_unorm_s8_uint = 128 }; /* VkFormat values */
+  SBK_ASSERT(family_key != NULL);
+  if (family_key[8] != 0u && depth_format != sbk__vk_format_d16_unorm && depth_format != sbk__vk_format_d16_unorm_s8_uint)
+    return SBK_NV2A_DOT_ZW_DEPTH_FORMAT;
+  return SBK_NV2A_OK;
+}
+
+SBK_API sbk_nv2a_reason sbk_nv2a_admit_draw(const sbk_nv2a_program* program, const sbk_host_state* host,
+                                            const char** where) {
+  uint8_t family[SBK_NV2A_FAMILY_KEY_SIZE];
+  sbk_nv2a_reason r;
+  SBK_ASSERT(program != NULL && host != NULL);
+  r = sbk_nv2a_admit(program, where);
+  if (r != SBK_NV2A_OK) return r;
+  sbk_nv2a_encode_family_key(program, family);
+  r = sbk_nv2a_admit_attachment(family, host->depth_format);
+  if (r != SBK_NV2A_OK && where != NULL) *where = "depth attachment";
+  return r;
 }
 
 SBK_API void sbk_nv2a_encode_packet(const sbk_nv2a_program* program, uint8_t out[SBK_NV2A_PACKET_SIZE]) {

@@ -71,6 +71,13 @@ Result<std::string> Nv2aGuestModel::fallback_source(std::span<const uint8_t> fam
   return emit_fallback_fragment(family_key.data());
 }
 
+std::string Nv2aGuestModel::fallback_attachment_rejection(std::span<const uint8_t> family_key,
+                                                          const sbk_attachment_signature& attachments) const {
+  if (!is_family_key(family_key)) return {};
+  const sbk_nv2a_reason reason = sbk_nv2a_admit_attachment(family_key.data(), attachments.depth_format);
+  return reason == SBK_NV2A_OK ? std::string() : std::string(sbk_nv2a_reason_name(reason));
+}
+
 std::string Nv2aGuestModel::exact_emitter_id() const { return "nv2a-exact/" + std::to_string(kExactEmitterVersion); }
 
 std::string Nv2aGuestModel::fallback_emitter_id() const {

@@ -21,6 +21,8 @@ class Nv2aGuestModel : public GuestModel {
   Status check_dynamic(const json::FieldText& dynamic) const override;
   Result<std::string> exact_source(std::span<const uint8_t> exact_key) const override;
   Result<std::string> fallback_source(std::span<const uint8_t> family_key) const override;
+  std::string fallback_attachment_rejection(std::span<const uint8_t> family_key,
+                                            const sbk_attachment_signature& attachments) const override;
   std::string exact_emitter_id() const override;
   std::string fallback_emitter_id() const override;
   Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const override;

@@ -96,6 +96,15 @@ class GuestModel {
   virtual Result<std::string> exact_source(std::span<const uint8_t> exact_key) const = 0;
   // The generated source of a fallback family's ubershader.
   virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
+  // Why a family's ubershader may not serve draws rendering into `attachments` (an admission reason, as
+  // rejection_code names them), or empty when it may: a model whose semantics hold for some attachment
+  // formats only. Such draws get no fallback pipeline and no dynamic-state recipe. Default: every one.
+  virtual std::string fallback_attachment_rejection(std::span<const uint8_t> family_key,
+                                                    const sbk_attachment_signature& attachments) const {
+    (void)family_key;
+    (void)attachments;
+    return {};
+  }
   // The emitter and version behind exact_source / fallback_source ("<guest>-exact/1"): part of every compiled
   // artifact's identity, so that a new emitter version never meets an older one's entries.
   virtual std::string exact_emitter_id() const = 0;

@@ -209,6 +209,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       continue;
     }
     for (const auto& order : signatures) {
+      if (!model.fallback_attachment_rejection(d.family_key, signature_of_order(order)).empty()) continue;
       builder.add_dynamic_fallback(d.family_key, *vertex_ids[d.vertex_job], fragment_ids.at(d.fragment), *layout,
                                    signature_of_order(order));
       ++out.dynamic_fallback_pipelines;

@@ -46,13 +46,21 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host, int64_t frame) {
   // Only admitted programs have a fallback route: a rejected one contributes no family and no fallback pipeline.
   if (!reader_.program_rejection()[program].empty()) return;
   const uint32_t family = reader_.program_family()[program];
+  const auto family_key = reader_.family_keys().bytes(family);
+  if (!encode_pipeline_key(SBK_ROUTE_FALLBACK, family_key, host_state, key_buffer_)) return;
+  // Nor does a family on attachments its model refuses (counted once per fallback pipeline key).
+  sbk_attachment_signature attachments;
+  sbk_attachment_signature_of(&host_state, &attachments);
+  if (std::string refusal = reader_.model()->fallback_attachment_rejection(family_key, attachments); !refusal.empty()) {
+    if (refused_fallback_keys_.intern(key_buffer_).inserted) ++fallback_attachment_rejections_[refusal];
+    return;
+  }
   if (family_drawn_.size() <= family) family_drawn_.resize(reader_.family_keys().size(), false);
   if (!family_drawn_[family]) {
     family_drawn_[family] = true;
     ++families_drawn_;
   }
-  if (encode_pipeline_key(SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), host_state, key_buffer_))
-    fallback_pipeline_keys_.intern(key_buffer_);
+  fallback_pipeline_keys_.intern(key_buffer_);
 }
 
 std::vector<uint32_t> KeyCensus::drawn_programs() const {
@@ -77,6 +85,7 @@ DedupeCounts KeyCensus::counts() const {
   c.unique_fallback_families = families_drawn_;
   c.unique_pipeline_keys = pipeline_keys_.size();
   c.unique_fallback_pipeline_keys = fallback_pipeline_keys_.size();
+  c.fallback_attachment_rejections = fallback_attachment_rejections_;
   c.unique_sources = sources_.size();
   c.source_failures = source_failures_;
   c.bad_records = reader_.bad_records();

@@ -27,6 +27,9 @@ struct DedupeCounts {
   uint64_t unique_fallback_families = 0;       // families of admitted programs
   uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface)
   uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state, admitted programs only
+  // Fallback pipeline keys of admitted programs the model refuses for their attachments, by reason
+  // (GuestModel::fallback_attachment_rejection); not counted in unique_fallback_pipeline_keys.
+  std::map<std::string, uint64_t> fallback_attachment_rejections;
   uint64_t unique_sources = 0;                 // distinct generated exact fragment sources (alike programs share)
   uint64_t source_failures = 0;                // exact keys the emitter has no source for (e.g. unimplemented modes)
   AdmissionCounts admission;                   // over all files
@@ -78,6 +81,8 @@ class KeyCensus final : public trace::DrawConsumer {
   uint64_t last_pair_ = UINT64_MAX;
   uint32_t last_pair_file_ = UINT32_MAX;
   KeyInterner pipeline_keys_;
+  KeyInterner refused_fallback_keys_;
+  std::map<std::string, uint64_t> fallback_attachment_rejections_;
   KeyInterner fallback_pipeline_keys_;
   std::vector<int64_t> pipeline_first_frames_;
   std::vector<uint8_t> key_buffer_;  // reused by add_pair

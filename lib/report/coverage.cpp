@@ -37,8 +37,15 @@ CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t ho
   damaged |= exact_probe < 0;
 
   const std::string& rejection = reader_.program_rejection()[program];
-  bool family_known = false;
+  std::string refusal;  // the model refuses the program's family on these attachments: no fallback to probe
   if (rejection.empty()) {
+    sbk_attachment_signature attachments;
+    sbk_attachment_signature_of(&state, &attachments);
+    refusal = reader_.model()->fallback_attachment_rejection(
+        reader_.family_keys().bytes(reader_.program_family()[program]), attachments);
+  }
+  bool family_known = false;
+  if (rejection.empty() && refusal.empty()) {
     const auto family_key = reader_.family_keys().bytes(reader_.program_family()[program]);
     encode_pipeline_key(SBK_ROUTE_FALLBACK, family_key, state, key_buffer_);
     const sbk_result probe = sbk_bundle_find(&bundle_, key_buffer_.data(), key_buffer_.size(), &entry);
@@ -64,6 +71,7 @@ CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t ho
     }
   }
   if (damaged) return {Route::uncovered, "bundle_corrupt", exact_index};
+  if (!refusal.empty()) return {Route::uncovered, "rejected:" + refusal, exact_index};
   const sbk_result specialization = sbk_bundle_find(&bundle_, exact_key.data(), exact_key.size(), &entry);
   if (specialization < 0) return {Route::uncovered, "bundle_corrupt", exact_index};
   if (specialization == SBK_OK) {

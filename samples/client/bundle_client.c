@@ -102,7 +102,7 @@ static void select_route(const sbk_bundle* bundle, const uint8_t exact_key[SBK_N
   /* A renderer has the program in hand; here the key line is all there is, and the exact key decodes to
    * the normalised program it was encoded from (checked when the line was read). */
   if (sbk_nv2a_decode_exact_key(exact_key, &program) != SBK_OK) return;
-  out->admission = sbk_nv2a_admit(&program, &out->where);
+  out->admission = sbk_nv2a_admit_draw(&program, host, &out->where);
   if (prefer_fallback
           ? try_fallback(bundle, &program, host, out, &corrupt) || try_exact(bundle, exact_key, host, out, &corrupt)
           : try_exact(bundle, exact_key, host, out, &corrupt) || try_fallback(bundle, &program, host, out, &corrupt))

@@ -52,7 +52,7 @@ Result<Resolved> select_route(BundlePipelines* routes, CompiledPipelines& old_wa
     if (!exact) return std::move(exact).error();
     r.route = Route::exact;
     if (*exact) return r;
-    if (sbk_nv2a_admit(&program, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected program never takes it
+    if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected draw never takes it
       auto fallback = routes->try_fallback(program, host, &r.binding);
       if (!fallback) return std::move(fallback).error();
       r.route = Route::fallback;
@@ -282,7 +282,7 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
         const uint64_t foreground = routes.stats().foreground_creations - foreground_before;
         work.pipelines_created += foreground;
         out.pipelines_render_thread += foreground;
-        if (sbk_nv2a_admit(&program, nullptr) != SBK_NV2A_OK) out.foreground_without_fallback += foreground;
+        if (sbk_nv2a_admit_draw(&program, &host, nullptr) != SBK_NV2A_OK) out.foreground_without_fallback += foreground;
         ++work.first_uses;
         work.ms += ms;
         first_use_ms += ms;

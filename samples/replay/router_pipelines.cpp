@@ -50,7 +50,7 @@ sbk_router_draw RouterPipelines::draw_of(const sbk_nv2a_program& program, const 
   sbk_router_draw draw{};
   draw.exact_key = exact_key_;
   draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (sbk_nv2a_admit(&program, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected program never takes a fallback
+  if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected draw never takes a fallback
     sbk_nv2a_encode_family_key(&program, family_key_);
     draw.family_key = family_key_;
     draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;
@@ -91,7 +91,7 @@ uint32_t RouterPipelines::promotion_state(const sbk_nv2a_program& program, const
   sbk_router_draw draw{};
   draw.exact_key = exact_key;
   draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (sbk_nv2a_admit(&program, nullptr) == SBK_NV2A_OK) {
+  if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {
     sbk_nv2a_encode_family_key(&program, family_key);
     draw.family_key = family_key;
     draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;

@@ -139,6 +139,21 @@ TEST(Admission, accepts_the_valid_base_program) {
   EXPECT_EQ(sbk_nv2a_admit(&p, nullptr), SBK_NV2A_OK);
 }
 
+TEST(Admission, a_dot_zw_family_needs_a_d16_attachment) {
+  sbk_nv2a_program p = valid_program();
+  const std::vector<uint8_t> plain = family_key(p);
+  enable(p, 1, SBK_NV2A_TEXTURE_DOT_PRODUCT);
+  enable(p, 2, SBK_NV2A_TEXTURE_DOT_ZW);
+  ASSERT_EQ(sbk_nv2a_admit(&p, nullptr), SBK_NV2A_OK);
+  const std::vector<uint8_t> depth = family_key(p);
+  // VkFormat: 124 D16_UNORM, 128 D16_UNORM_S8_UINT, 125 X8_D24_UNORM_PACK32, 126 D32_SFLOAT, 129 D24_UNORM_S8_UINT.
+  for (uint32_t format : {124u, 128u}) EXPECT_EQ(sbk_nv2a_admit_attachment(depth.data(), format), SBK_NV2A_OK) << format;
+  for (uint32_t format : {0u, 125u, 126u, 129u, 130u})
+    EXPECT_EQ(sbk_nv2a_admit_attachment(depth.data(), format), SBK_NV2A_DOT_ZW_DEPTH_FORMAT) << format;
+  for (uint32_t format : {0u, 124u, 129u}) EXPECT_EQ(sbk_nv2a_admit_attachment(plain.data(), format), SBK_NV2A_OK) << format;
+  EXPECT_STREQ(sbk_nv2a_reason_name(SBK_NV2A_DOT_ZW_DEPTH_FORMAT), "dot_zw_depth_format");
+}
+
 TEST(Admission, every_reason_rejects_and_the_program_stays_on_its_exact_route) {
   std::vector<bool> covered(SBK_NV2A_REASON_COUNT, false);
   auto executor = vulkan::Executor::create({});
@@ -169,6 +184,7 @@ TEST(Admission, every_reason_rejects_and_the_program_stays_on_its_exact_route) {
   }
   covered[SBK_NV2A_SUM_WITH_DOT_PRODUCT] = true;     // retired: a sum next to a dot product is defined
   covered[SBK_NV2A_TEXTURE_MODE_UNSUPPORTED] = true;  // retired: the ubershader implements every mode
+  covered[SBK_NV2A_DOT_ZW_DEPTH_FORMAT] = true;       // of an attachment: a_dot_zw_family_needs_a_d16_attachment
   for (int reason = 1; reason < SBK_NV2A_REASON_COUNT; ++reason)
     EXPECT_TRUE(covered[reason]) << "no rejection test for " << sbk_nv2a_reason_name(static_cast<sbk_nv2a_reason>(reason));
   EXPECT_TRUE((*executor)->validation_messages().empty()) << (*executor)->validation_messages().front();
