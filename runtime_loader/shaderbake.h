@@ -88,7 +88,7 @@ SBK_API sbk_key_hash sbk_hash_key(const void* bytes, size_t size);
 /* ---- identities ------------------------------------------------------------------------------------- */
 
 /* First byte of every canonical key: which guest model (or 0 for guest-independent keys). */
-enum { SBK_GUEST_NONE = 0, SBK_GUEST_NV2A = 1 };
+enum { SBK_GUEST_NONE = 0, SBK_GUEST_NV2A = 1, SBK_GUEST_SPECCONST = 2 };
 
 /* Second byte of every canonical key: which of the three identities it is. */
 enum {

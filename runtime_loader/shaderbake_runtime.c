@@ -5,5 +5,6 @@
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake.h"
 #include "runtime_loader/shaderbake_nv2a.h"
+#include "runtime_loader/shaderbake_specconst.h"
 #include "runtime_loader/shaderbake_spirv.h"
 #include "runtime_loader/shaderbake_vulkan.h"
