@@ -13,9 +13,9 @@
 
 namespace shaderbake::compile {
 
-// The in-process compile chain:
-//   GLSL -> glslang -> spirv-val -> spirv-opt (performance) -> spirv-val -> canonical IDs -> spirv-val
-//   -> reflection.
+// The in-process compile chain, for a vertex, fragment or compute shader:
+//   GLSL -> glslang -> spirv-val -> spirv-opt (performance; not for vertex modules) -> spirv-val -> canonical
+//   IDs -> spirv-val -> reflection.
 // With `specialization` values the module is specialized right after the first spirv-val
 // (freeze_specialization_constants: every specialization constant becomes a plain constant, a constant the
 // values do not name at its default) and validated again; the rest of the chain is unchanged (vertex modules

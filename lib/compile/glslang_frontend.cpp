@@ -43,7 +43,9 @@ Error compile_error(std::string message) {
 
 Result<std::vector<uint32_t>> glsl_to_spirv(ShaderStage stage, std::string_view source) {
   initialize_glslang_once();
-  const EShLanguage language = stage == ShaderStage::vertex ? EShLangVertex : EShLangFragment;
+  const EShLanguage language = stage == ShaderStage::vertex   ? EShLangVertex
+                               : stage == ShaderStage::compute ? EShLangCompute
+                                                               : EShLangFragment;
   glslang::TShader shader(language);
   const char* text = source.data();
   const int length = static_cast<int>(source.size());

@@ -8,7 +8,7 @@
 
 namespace shaderbake::compile {
 
-enum class ShaderStage : uint8_t { vertex = 0, fragment = 4 };  // values of SPIR-V's ExecutionModel
+enum class ShaderStage : uint8_t { vertex = 0, fragment = 4, compute = 5 };  // values of SPIR-V's ExecutionModel
 
 // The value a pipeline would give one specialization constant (VkSpecializationMapEntry::constantID and the
 // bytes it points at), as the bit pattern of the constant's type: one word for a bool (0 or 1, as VkBool32),

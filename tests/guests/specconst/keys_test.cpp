@@ -63,6 +63,10 @@ std::vector<Shader> samples() {
         {3, SBK_SPECCONST_FLOAT, float_bits(1.0f), true},
         {4, SBK_SPECCONST_BOOL, 1, true}}},
       {"fullscreen.vert", compile::ShaderStage::vertex, 1, {{0, SBK_SPECCONST_BOOL, 0, true}}},
+      {"blur.comp", compile::ShaderStage::compute, 32,
+       {{0, SBK_SPECCONST_UINT, 1, true},  // local_size_x_id: the workgroup width, default 1
+        {1, SBK_SPECCONST_INT, 2, true},
+        {2, SBK_SPECCONST_BOOL, 1, true}}},
   };
 }
 
@@ -219,6 +223,31 @@ TEST(SpecconstKey, a_graphics_pipeline_keys_both_stages_in_order) {
   EXPECT_NE(both, encode(flip, {}));       // and the fragment stage's
   EXPECT_NE(both, encode(exposure, flip)); // each stage reads its own values (id 0 in the fragment is kCurve)
   EXPECT_EQ(both[4], 2);                   // module count
+}
+
+TEST(SpecconstKey, a_compute_kernel_keys_its_workgroup_width_and_the_chain_freezes_it) {
+  const Shader blur = samples()[3];
+  const Scanned m = scan(blur);
+  Values wide;
+  wide.set(0, 64);
+  EXPECT_NE(key_of(m.info, wide), key_of(m.info, {}));
+  // The compile chain compiles the kernel generic and frozen (spirv-val passes both: compile_glsl validates),
+  // and the frozen module has no specialization constant left for a pipeline to set.
+  auto generic = compile::compile_glsl(blur.stage, read_shader(blur.file));
+  ASSERT_TRUE(generic) << generic.error().to_string();
+  const std::vector<compile::SpecializationValue> values = {{0, {64}}, {1, {3}}};
+  auto frozen = compile::compile_glsl(blur.stage, read_shader(blur.file), values);
+  ASSERT_TRUE(frozen) << frozen.error().to_string();
+  sbk_specconst_module generic_info{}, frozen_info{};
+  ASSERT_EQ(sbk_specconst_scan_module(generic->spirv.data(), generic->spirv.size(), 32, &generic_info), SBK_OK);
+  ASSERT_EQ(sbk_specconst_scan_module(frozen->spirv.data(), frozen->spirv.size(), 32, &frozen_info), SBK_OK);
+  EXPECT_EQ(generic_info.constant_count, 3u);
+  EXPECT_EQ(frozen_info.constant_count, 0u);
+  EXPECT_NE(generic->spirv, frozen->spirv);
+  // Its interface: two storage buffers and an 8-byte push-constant block.
+  ASSERT_EQ(generic->reflection.bindings.size(), 2u);
+  EXPECT_EQ(generic->reflection.bindings[0].kind, compile::Reflection::Binding::Kind::storage_buffer);
+  EXPECT_EQ(generic->reflection.push_constant_size, 8u);
 }
 
 }  // namespace
