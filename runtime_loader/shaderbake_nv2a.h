@@ -179,6 +179,11 @@ SBK_API uint32_t sbk_nv2a_input_stage(const sbk_nv2a_program* program, uint32_t 
 /* The dot mapping of stage `stage` (DOT_RGBMAPPING's 4-bit field; 0 for stage 0, which has none). */
 SBK_API uint32_t sbk_nv2a_dot_mapping(const sbk_nv2a_program* program, uint32_t stage);
 
+/* The texel controls of stage `stage` as the exact key and the packet hold them, in one byte: bit 0 alpha kill,
+ * bits 1-2 the colour-key mode, bits 3-6 the signed mask, bit 7 XRGB; 0 when the stage's effective mode
+ * fetches no texel (it reads none of them). */
+SBK_API uint8_t sbk_nv2a_texel_controls(const sbk_nv2a_program* program, uint32_t stage);
+
 /* Writes the canonical exact key (SBK_NV2A_EXACT_KEY_SIZE bytes). Stage words past the stage count, the mode
  * of disabled texture stages and the function of a disabled alpha test never reach it. Total: any 32-bit
  * words give a key, valid or not; admission, not the key, judges validity. */
@@ -395,19 +400,21 @@ typedef struct sbk__nv2a_stage_fields {
   uint8_t mode, dot_mapping, input_stage, clip, texel_flags;
 } sbk__nv2a_stage_fields;
 
-/* Texel controls in one byte: bit 0 alpha kill, bits 1-2 colour-key mode, bits 3-6 the signed mask, bit 7
- * XRGB. */
+SBK_API uint8_t sbk_nv2a_texel_controls(const sbk_nv2a_program* p, uint32_t stage) {
+  SBK_ASSERT(p != NULL && stage < SBK_NV2A_TEXTURE_STAGES);
+  if (sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(p, stage)) == SBK_SAMPLER_NONE) return 0;
+  return (uint8_t)((p->texture_alpha_kill[stage] ? 1u : 0u) | ((p->texture_color_key[stage] & 3u) << 1) |
+                   ((p->texture_signed[stage] & 0xFu) << 3) |
+                   (p->texture_format[stage] == SBK_NV2A_FORMAT_XRGB8 ? 0x80u : 0u));
+}
+
 static sbk__nv2a_stage_fields sbk__nv2a_stage_fields_of(const sbk_nv2a_program* p, uint32_t stage) {
   sbk__nv2a_stage_fields f;
   f.mode = sbk_nv2a_effective_texture_mode(p, stage);
   f.dot_mapping = (uint8_t)(sbk_nv2a_mode_is_dot(f.mode) ? sbk_nv2a_dot_mapping(p, stage) : 0u);
   f.input_stage = (uint8_t)(sbk_nv2a_mode_reads_input(f.mode) ? sbk_nv2a_input_stage(p, stage) : 0u);
   f.clip = (uint8_t)(f.mode == SBK_NV2A_TEXTURE_CLIPPLANE ? (p->clip_plane_mode >> (4u * stage)) & 0xFu : 0u);
-  f.texel_flags = 0;
-  if (sbk_nv2a_sampler_dim(f.mode) != SBK_SAMPLER_NONE)
-    f.texel_flags = (uint8_t)((p->texture_alpha_kill[stage] ? 1u : 0u) | ((p->texture_color_key[stage] & 3u) << 1) |
-                              ((p->texture_signed[stage] & 0xFu) << 3) |
-                              (p->texture_format[stage] == SBK_NV2A_FORMAT_XRGB8 ? 0x80u : 0u));
+  f.texel_flags = sbk_nv2a_texel_controls(p, stage);
   return f;
 }
 

@@ -12,14 +12,6 @@ namespace {
 
 constexpr uint32_t kStages = SBK_NV2A_TEXTURE_STAGES;
 
-// The texel controls byte of a stage as the key holds it (bit 0 alpha kill, 1-2 colour key, 3-6 signed, 7 XRGB),
-// zero for a mode that fetches nothing.
-uint32_t texel_controls(const sbk_nv2a_program& p, uint32_t i, uint8_t mode) {
-  if (sbk_nv2a_sampler_dim(mode) == SBK_SAMPLER_NONE) return 0;
-  return (p.texture_alpha_kill[i] ? 1u : 0u) | ((p.texture_color_key[i] & 3u) << 1) | ((p.texture_signed[i] & 0xFu) << 3) |
-         (p.texture_format[i] == SBK_NV2A_FORMAT_XRGB8 ? 0x80u : 0u);
-}
-
 bool reflects(uint8_t mode) {
   return mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC || mode == SBK_NV2A_TEXTURE_DOT_RFLCT_SPEC_CONST;
 }
@@ -38,7 +30,7 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
   for (uint32_t i = 0; i < kStages; ++i) {
     t_live[i] = ((live_registers >> (8 + i)) & 1u) || (i == 0 && ((live_registers >> 12) & 1u));
     const bool effect = mode[i] == SBK_NV2A_TEXTURE_CLIPPLANE || mode[i] == SBK_NV2A_TEXTURE_DOT_ZW ||
-                        (texel_controls(p, i, mode[i]) & 0x07u) != 0;  // alpha kill or a colour key
+                        (sbk_nv2a_texel_controls(&p, i) & 0x07u) != 0;  // alpha kill or a colour key
     needed[i] = mode[i] != SBK_NV2A_TEXTURE_NONE && (t_live[i] || effect);
   }
   for (int i = kStages - 1; i >= 0; --i) {
@@ -78,7 +70,7 @@ TextureStageCode emit_texture_stages(const sbk_nv2a_program& p, uint32_t live_re
   for (uint32_t i = 0; i < kStages; ++i) {
     if (!needed[i]) continue;
     const std::string n = std::to_string(i);
-    const uint32_t controls = texel_controls(p, i, mode[i]);
+    const uint32_t controls = sbk_nv2a_texel_controls(&p, i);
     const std::string tex = "tex" + n, tc = "in_tex" + n, texel = "texel" + n;
     const uint32_t in = sbk_nv2a_input_stage(&p, i);
     const std::string src = in < i ? texel_ref(in) : std::string("0u");

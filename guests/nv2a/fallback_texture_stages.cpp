@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "guests/nv2a/program_json.hpp"
 #include "guests/nv2a/shared_glsl.hpp"
 
 namespace shaderbake::nv2a {
@@ -63,14 +64,6 @@ vec4 sbk_register(uint texel, uint sign) {
   return h;
 }
 
-std::string mode_name(uint8_t mode) {
-  static const char* const kNames[] = {"none", "project2d", "project3d", "cube", "passthru", "clipplane",
-                                       "bumpenvmap", "bumpenvmap_luminance", "brdf", "dot_st", "dot_zw",
-                                       "dot_rflct_diff", "dot_rflct_spec", "dot_str_3d", "dot_str_cube",
-                                       "dependent_ar", "dependent_gb", "dot_product", "dot_rflct_spec_const"};
-  return mode < sizeof kNames / sizeof kNames[0] ? kNames[mode] : "reserved";
-}
-
 // The coordinate statement of a fetching mode (`coord` of the stage's sampler type), or of a mode that
 // fetches nothing, its whole effect. `i`: the stage, `n` its digit.
 std::string mode_code(uint8_t mode, uint32_t i) {
@@ -129,7 +122,7 @@ std::string stage_code(uint32_t i, sbk_sampler_dim dim, bool writes_depth) {
   else if (dim != SBK_SAMPLER_NONE) out += "    vec3 coord;\n";
   out += "    switch (mode) {\n";
   for (uint8_t m : modes)
-    out += "      case " + std::to_string(m) + "u: {  // " + mode_name(m) + "\n        " + mode_code(m, i) + "\n        break;\n      }\n";
+    out += "      case " + std::to_string(m) + "u: {  // " + std::string(texture_mode_name(m).value_or("reserved")) + "\n        " + mode_code(m, i) + "\n        break;\n      }\n";
   out += "      default: break;\n    }\n";
   if (dim != SBK_SAMPLER_NONE) {
     // Every mode of a sampling stage fetches: the family's sampler says the stage has one of those modes.

@@ -165,6 +165,14 @@ struct Textures {
   std::vector<TextureContent> contents;  // of each image
 };
 
+// A render target of one run: its image, its memory and the view the framebuffer takes (members destroyed in
+// reverse order: the view, then the image, then its memory).
+struct Attachment {
+  DeviceObject<VkDeviceMemory> memory;
+  DeviceObject<VkImage> image;
+  DeviceObject<VkImageView> view;
+};
+
 // Every Vulkan object of one run(), destroyed (in reverse declaration order) once the device is idle.
 class Runner {
  public:
@@ -184,6 +192,8 @@ class Runner {
   Status check_cases(std::span<const DrawCase> cases);
   Status create_pipeline(const PipelineSpec& spec, uint32_t target_rows);
   Status create_target(uint32_t target_rows);
+  // A 2D image of `rows` x the target width, bound to device memory, with a view of `aspect`.
+  Result<Attachment> create_attachment(VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, uint32_t rows);
   Status create_textures();
   Status create_batch_objects(std::span<const DrawCase> cases);
   Status write_descriptor_sets(std::span<const DrawCase> batch, size_t first_case, std::vector<VkDescriptorSet>& sets);
@@ -205,14 +215,10 @@ class Runner {
   DeviceObject<VkDescriptorSetLayout> set_layout_;
   DeviceObject<VkPipelineLayout> pipeline_layout_;
   DeviceObject<VkRenderPass> render_pass_;
-  DeviceObject<VkDeviceMemory> target_memory_;
-  DeviceObject<VkImage> target_;
-  DeviceObject<VkImageView> target_view_;
+  Attachment target_;
   DeviceObject<VkFramebuffer> framebuffer_;
   bool depth_ = false;  // PipelineSpec::depth_z16
-  DeviceObject<VkDeviceMemory> depth_memory_;
-  DeviceObject<VkImage> depth_image_;
-  DeviceObject<VkImageView> depth_view_;
+  Attachment depth_target_;
   HostBuffer depth_readback_;
   DeviceObject<VkPipeline> pipeline_;
   DeviceObject<VkSampler> sampler_;
@@ -283,34 +289,43 @@ Status Runner::check_cases(std::span<const DrawCase> cases) {
   return ok_status();
 }
 
-Status Runner::create_target(uint32_t target_rows) {
-  target_rows_ = target_rows;
+Result<Attachment> Runner::create_attachment(VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect,
+                                             uint32_t rows) {
+  Attachment out;
   VkImageCreateInfo image{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   image.imageType = VK_IMAGE_TYPE_2D;
-  image.format = kTargetFormat;
-  image.extent = {target_width_, target_rows, 1};
+  image.format = format;
+  image.extent = {target_width_, rows, 1};
   image.mipLevels = 1;
   image.arrayLayers = 1;
   image.samples = VK_SAMPLE_COUNT_1_BIT;
   image.tiling = VK_IMAGE_TILING_OPTIMAL;
-  image.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  image.usage = usage;
   image.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   image.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  auto target = create_object<VkImage>(device_, "vkCreateImage", vkCreateImage, image, vkDestroyImage);
+  auto created = create_object<VkImage>(device_, "vkCreateImage", vkCreateImage, image, vkDestroyImage);
+  if (!created) return std::move(created).error();
+  out.image = std::move(created).value();
+  auto memory = context_.bind_image_memory(out.image.get());
+  if (!memory) return std::move(memory).error();
+  out.memory = std::move(memory).value();
+  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view.image = out.image.get();
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = format;
+  view.subresourceRange = {aspect, 0, 1, 0, 1};
+  auto made_view = create_object<VkImageView>(device_, "vkCreateImageView", vkCreateImageView, view, vkDestroyImageView);
+  if (!made_view) return std::move(made_view).error();
+  out.view = std::move(made_view).value();
+  return out;
+}
+
+Status Runner::create_target(uint32_t target_rows) {
+  target_rows_ = target_rows;
+  auto target = create_attachment(kTargetFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                  VK_IMAGE_ASPECT_COLOR_BIT, target_rows);
   if (!target) return std::move(target).error();
   target_ = std::move(target).value();
-  auto memory = context_.bind_image_memory(target_.get());
-  if (!memory) return std::move(memory).error();
-  target_memory_ = std::move(memory).value();
-
-  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-  view.image = target_.get();
-  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view.format = kTargetFormat;
-  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  auto target_view = create_object<VkImageView>(device_, "vkCreateImageView", vkCreateImageView, view, vkDestroyImageView);
-  if (!target_view) return std::move(target_view).error();
-  target_view_ = std::move(target_view).value();
 
   // Cleared at load, stored, and left ready for the copy to the read-back buffer. The dependencies order
   // the clear after the previous batch's copy (write-after-read) and the copy after the draws.
@@ -365,24 +380,12 @@ Status Runner::create_target(uint32_t target_rows) {
   render_pass_ = std::move(render_pass).value();
 
   if (depth_) {
-    VkImageCreateInfo depth_image = image;
-    depth_image.format = kDepthFormat;
-    depth_image.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    auto made_depth = create_object<VkImage>(device_, "vkCreateImage", vkCreateImage, depth_image, vkDestroyImage);
-    if (!made_depth) return std::move(made_depth).error();
-    depth_image_ = std::move(made_depth).value();
-    auto depth_memory = context_.bind_image_memory(depth_image_.get());
-    if (!depth_memory) return std::move(depth_memory).error();
-    depth_memory_ = std::move(depth_memory).value();
-    VkImageViewCreateInfo depth_view = view;
-    depth_view.image = depth_image_.get();
-    depth_view.format = kDepthFormat;
-    depth_view.subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
-    auto made_view = create_object<VkImageView>(device_, "vkCreateImageView", vkCreateImageView, depth_view, vkDestroyImageView);
-    if (!made_view) return std::move(made_view).error();
-    depth_view_ = std::move(made_view).value();
+    auto depth = create_attachment(kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                   VK_IMAGE_ASPECT_DEPTH_BIT, target_rows);
+    if (!depth) return std::move(depth).error();
+    depth_target_ = std::move(depth).value();
   }
-  VkImageView attachments[] = {target_view_.get(), depth_view_.get()};
+  VkImageView attachments[] = {target_.view.get(), depth_target_.view.get()};
   VkFramebufferCreateInfo framebuffer{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   framebuffer.renderPass = render_pass_.get();
   framebuffer.attachmentCount = depth_ ? 2 : 1;
@@ -869,9 +872,9 @@ Status Runner::record_batch(std::span<const DrawCase> batch, size_t first_case, 
   }
   vkCmdEndRenderPass(cmd);
 
-  record_readback(cmd, target_.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), Executor::kTargetWidth, rows);
+  record_readback(cmd, target_.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), Executor::kTargetWidth, rows);
   if (depth_)
-    record_readback(cmd, depth_image_.get(), VK_IMAGE_ASPECT_DEPTH_BIT, depth_readback_.buffer.get(), Executor::kTargetWidth,
+    record_readback(cmd, depth_target_.image.get(), VK_IMAGE_ASPECT_DEPTH_BIT, depth_readback_.buffer.get(), Executor::kTargetWidth,
                     rows);
   result = vkEndCommandBuffer(cmd);
   if (result != VK_SUCCESS) return vk_call_error("vkEndCommandBuffer", result);
@@ -972,7 +975,7 @@ Status Runner::record_fill(const DrawCase& draw, bool warm_up) {
   vkCmdEndRenderPass(cmd);
 
   if (warm_up) {
-    record_readback(cmd, target_.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), 1, 1);
+    record_readback(cmd, target_.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, readback_.buffer.get(), 1, 1);
   } else if (timestamp_pool_) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamp_pool_.get(), 1);
   }

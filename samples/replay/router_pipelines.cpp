@@ -45,13 +45,26 @@ Result<std::unique_ptr<RouterPipelines>> RouterPipelines::load(const VulkanDevic
 
 RouterPipelines::~RouterPipelines() { sbk_router_destroy(router_); }
 
+namespace {
+
+// Admission of one draw with its family key encoded once: the program (sbk_nv2a_admit), then the family on the
+// draw's depth attachment (sbk_nv2a_admit_attachment); what sbk_nv2a_admit_draw answers, without encoding the
+// family key twice at a draw.
+bool admitted_family(const sbk_nv2a_program& program, const sbk_host_state& host,
+                     uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE]) {
+  if (sbk_nv2a_admit(&program, nullptr) != SBK_NV2A_OK) return false;
+  sbk_nv2a_encode_family_key(&program, family_key);
+  return sbk_nv2a_admit_attachment(family_key, host.depth_format) == SBK_NV2A_OK;
+}
+
+}  // namespace
+
 sbk_router_draw RouterPipelines::draw_of(const sbk_nv2a_program& program, const sbk_host_state& host) {
   sbk_nv2a_encode_exact_key(&program, exact_key_);
   sbk_router_draw draw{};
   draw.exact_key = exact_key_;
   draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected draw never takes a fallback
-    sbk_nv2a_encode_family_key(&program, family_key_);
+  if (admitted_family(program, host, family_key_)) {  // fail-closed: a rejected draw never takes a fallback
     draw.family_key = family_key_;
     draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;
   }
@@ -91,8 +104,7 @@ uint32_t RouterPipelines::promotion_state(const sbk_nv2a_program& program, const
   sbk_router_draw draw{};
   draw.exact_key = exact_key;
   draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {
-    sbk_nv2a_encode_family_key(&program, family_key);
+  if (admitted_family(program, host, family_key)) {
     draw.family_key = family_key;
     draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;
   }
