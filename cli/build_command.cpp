@@ -64,9 +64,10 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
     print_json(summary);
     return;
   }
-  std::printf("%s: %s, %llu draws -> %llu exact keys, %llu families, %llu exact + %llu fallback pipelines\n",
+  std::printf("%s: %s, %llu draws -> %llu exact keys (%llu distinct exact modules), %llu families, %llu exact + %llu "
+              "fallback pipelines\n",
               escape_controls(options.output).c_str(), kib(n("bundle_bytes")).c_str(), n("draws"), n("specializations"),
-              n("families"), n("exact_pipelines"), n("fallback_pipelines"));
+              n("exact_modules"), n("families"), n("exact_pipelines"), n("fallback_pipelines"));
   std::printf("router data: %llu dynamic-state fallback pipelines, %llu exact pipelines in the prewarm order\n",
               n("dynamic_fallback_pipelines"), n("prewarm_pipelines"));
   std::printf("modules: %llu (SPIR-V %s -> %s + %s dictionary), %llu failures, %.2f s on %u threads\n", n("modules"),
@@ -120,7 +121,7 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   std::optional<cache::ArtifactIdentity> memo_id;
   if (artifact_cache && !options.no_build_memo) {
     if (Result<cache::BuildInputs> described =
-            plan::describe_build_inputs(options.traces, options.strict, options.max_record_bytes);
+            plan::describe_build_inputs(options.traces, options.strict, options.max_record_bytes, options.specialize);
         !described) {
       memo = {"unavailable", described.error().to_string()};
     } else {
@@ -152,6 +153,7 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
 
   plan::BundleBuildOptions build;
   build.threads = threads;
+  build.specialize = options.specialize;
   build.cache = artifact_cache.get();
   build.write.threads = build.threads;
   std::optional<CacheCompressionMemo> compression_memo;

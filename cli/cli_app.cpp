@@ -157,6 +157,10 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
   build_cmd->add_flag("--no-build-memo", build.no_build_memo,
                       "Run every stage even when no input changed since a remembered build (compiled modules still "
                       "come from the artifact cache)");
+  build_cmd->add_flag("--specialize", build.specialize,
+                      "For shaders with specialization constants (the specconst guest): store one generic module per "
+                      "shader and each exact pipeline's VkSpecializationInfo data (fewer modules, the driver folds the "
+                      "values at pipeline creation) instead of a module per value set with the values frozen in");
   build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
   add_max_record_size(build_cmd, build.max_record_bytes);
   build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");

@@ -53,6 +53,7 @@ struct BuildOptions {
   bool json = false;
   bool strict = false;
   uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
+  bool specialize = false;        // --specialize: generic modules + per-pipeline specialization data
 };
 int run_build(const BuildOptions& options, const GuestCatalog& guests);
 

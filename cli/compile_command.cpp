@@ -37,6 +37,17 @@ bool write_output(const std::filesystem::path& path, const void* data, size_t si
   return static_cast<bool>(written);
 }
 
+// The file name suffix of a failed job's source: its stage's GLSL suffix, or .spv for a module.
+std::string source_suffix(const compile::CompileJob& job) {
+  if (job.language == compile::SourceLanguage::spirv) return ".spv";
+  switch (job.stage) {
+    case compile::ShaderStage::vertex: return ".vert";
+    case compile::ShaderStage::compute: return ".comp";
+    case compile::ShaderStage::fragment: break;
+  }
+  return ".frag";
+}
+
 }  // namespace
 
 
@@ -85,10 +96,10 @@ int run_compile(const CompileOptions& options, const GuestCatalog& guests) {
       f["key"] = m.key_hash.to_hex();
       f["reason"] = m.error->reason;
       f["message"] = m.error->message;
-      if (!m.source.empty()) {
-        const std::filesystem::path source_path = dir / "failed" / (m.key_hash.to_hex() + ".frag");
+      if (!m.job.source.empty()) {
+        const std::filesystem::path source_path = dir / "failed" / (m.key_hash.to_hex() + source_suffix(m.job));
         std::filesystem::create_directories(source_path.parent_path(), ec);
-        if (!write_output(source_path, m.source.data(), m.source.size())) return kExitOutput;
+        if (!write_output(source_path, m.job.source.data(), m.job.source.size())) return kExitOutput;
         f["source"] = source_path.lexically_relative(dir).string();
       }
       manifest["failures"].push_back(f);

@@ -218,7 +218,8 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
     auto j = embedded_json(*report, "the build report", problems);
     if (j.is_object()) {
       nlohmann::ordered_json brief;
-      for (const char* field : {"draws", "frames", "unique_sources", "vertex_modules", "rejections"})
+      for (const char* field :
+           {"draws", "frames", "unique_sources", "exact_modules", "specialized_pipelines", "vertex_modules", "rejections"})
         if (j.contains(field)) brief[field] = j[field];
       brief["traces"] = j.contains("inputs") ? j["inputs"].size() : 0;
       brief["failures"] = j.contains("failures") ? j["failures"].size() : 0;

@@ -199,6 +199,14 @@ SBK_API sbk_result sbk_encode_pipeline_key(uint8_t route, const uint8_t* fragmen
                                            const sbk_host_state* host, uint8_t* out, size_t capacity,
                                            size_t* size_out);
 
+/* Size of the compute pipeline key of a shader key of `shader_key_size` bytes. */
+#define SBK_COMPUTE_PIPELINE_KEY_SIZE(shader_key_size) (4 + 2 + (shader_key_size))
+
+/* Compute pipeline key: route + the compute shader's identity (an exact key or a family key, full bytes). A
+ * compute pipeline has no fixed-function state. */
+SBK_API sbk_result sbk_encode_compute_pipeline_key(uint8_t route, const uint8_t* shader_key, size_t shader_key_size,
+                                                   uint8_t* out, size_t capacity, size_t* size_out);
+
 /* Splits a pipeline key into its route, fragment key (pointing into `key`) and decoded host state. */
 SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, uint8_t* route,
                                            const uint8_t** fragment_key, size_t* fragment_key_size,
@@ -881,6 +889,24 @@ SBK_API sbk_result sbk_encode_pipeline_key(uint8_t route, const uint8_t* fragmen
   sbk__put_u16(&w, (uint32_t)fragment_key_size);
   sbk__put_bytes(&w, fragment_key, fragment_key_size);
   sbk__put_host_state(&w, host);
+  *size_out = w.size;
+  return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
+}
+
+SBK_API sbk_result sbk_encode_compute_pipeline_key(uint8_t route, const uint8_t* shader_key, size_t shader_key_size,
+                                                   uint8_t* out, size_t capacity, size_t* size_out) {
+  sbk__writer w;
+  SBK_ASSERT(shader_key != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  *size_out = 0;
+  if ((route != SBK_ROUTE_EXACT && route != SBK_ROUTE_FALLBACK) || shader_key_size > 0xFFFFu)
+    return SBK_ERROR_INVALID_STATE;
+  w = sbk__writer_to(out, capacity);
+  sbk__put_u8(&w, SBK_GUEST_NONE);
+  sbk__put_u8(&w, SBK_KEY_KIND_COMPUTE_PIPELINE);
+  sbk__put_u8(&w, route);
+  sbk__put_u8(&w, 1u); /* pipeline key schema version */
+  sbk__put_u16(&w, (uint32_t)shader_key_size);
+  sbk__put_bytes(&w, shader_key, shader_key_size);
   *size_out = w.size;
   return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
 }

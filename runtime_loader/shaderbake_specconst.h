@@ -93,6 +93,15 @@ SBK_API sbk_result sbk_specconst_encode_exact_key(const sbk_specconst_module* co
                                                   const sbk_specconst_values* values, uint32_t stage_count,
                                                   uint8_t* out, size_t capacity, size_t* size_out);
 
+/* Size of the fallback family key of a pipeline of `stages` modules. */
+#define SBK_SPECCONST_FAMILY_KEY_SIZE(stages) (6u + 20u * (stages))
+
+/* Writes the fallback family key of a pipeline of `modules` (compute: one; graphics: vertex then fragment): per
+ * module its stage and hash. SBK_ERROR_INVALID_STATE when `stage_count` is 0 or above SBK_SPECCONST_MAX_STAGES;
+ * SBK_ERROR_BUFFER_TOO_SMALL when the key does not fit `capacity` (`*size_out` says how much it needs). */
+SBK_API sbk_result sbk_specconst_encode_family_key(const sbk_specconst_module* const* modules, uint32_t stage_count,
+                                                   uint8_t* out, size_t capacity, size_t* size_out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -116,9 +125,11 @@ enum {
   SBK__OP_MEMBER_NAME = 6,
   SBK__OP_STRING = 7,
   SBK__OP_LINE = 8,
+  SBK__OP_TYPE_VOID = 19,
   SBK__OP_TYPE_BOOL = 20,
   SBK__OP_TYPE_INT = 21,
   SBK__OP_TYPE_FLOAT = 22,
+  SBK__OP_TYPE_FORWARD_POINTER = 39,
   SBK__OP_SPEC_CONSTANT_TRUE = 48,
   SBK__OP_SPEC_CONSTANT_FALSE = 49,
   SBK__OP_SPEC_CONSTANT = 50,
@@ -192,10 +203,14 @@ SBK_API sbk_result sbk_specconst_scan_module(const uint32_t* words, size_t word_
       if (decorated >= 0) {
         memset(&c, 0, sizeof c);
         c.id = spec_id[decorated];
-        /* The result type: declared before (SPIR-V's logical layout), found by a scan from the start. */
+        /* The result type: declared before (SPIR-V's logical layout), found by a scan from the start. Only a
+         * type declaration (OpTypeVoid..OpTypeForwardPointer, result id in word 1) decides: other instructions
+         * carry an enum or another id in word 1 (OpEntryPoint's execution model, OpCapability, OpName). */
         for (t = 5; t < at; t += words[t] >> 16) {
           const uint32_t topcode = words[t] & 0xFFFFu, tcount = words[t] >> 16;
-          if (tcount < 2 || words[t + 1] != type_id) continue;
+          if (topcode < SBK__OP_TYPE_VOID || topcode > SBK__OP_TYPE_FORWARD_POINTER || tcount < 2 ||
+              words[t + 1] != type_id)
+            continue;
           if (topcode == SBK__OP_TYPE_BOOL) {
             c.type = SBK_SPECCONST_BOOL;
             c.width = 32;
@@ -345,6 +360,32 @@ SBK_API sbk_result sbk_specconst_encode_exact_key(const sbk_specconst_module* co
       sbk__put_u32(&w, (uint32_t)bits);
       sbk__put_u32(&w, (uint32_t)(bits >> 32));
     }
+  }
+  *size_out = w.size;
+  return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
+}
+
+/* Family key layout (schema version 1):
+ *   0  u8 guest (SBK_GUEST_SPECCONST)   1  u8 kind (SBK_KEY_KIND_FAMILY)   2  u16 key schema version
+ *   4  u8 module count                  5  u8 0
+ *   per module: u32 stage, 16 bytes hash */
+SBK_API sbk_result sbk_specconst_encode_family_key(const sbk_specconst_module* const* modules, uint32_t stage_count,
+                                                   uint8_t* out, size_t capacity, size_t* size_out) {
+  sbk__writer w;
+  uint32_t s;
+  SBK_ASSERT(modules != NULL && size_out != NULL && (out != NULL || capacity == 0));
+  *size_out = 0;
+  if (stage_count == 0 || stage_count > SBK_SPECCONST_MAX_STAGES) return SBK_ERROR_INVALID_STATE;
+  w = sbk__writer_to(out, capacity);
+  sbk__put_u8(&w, SBK_GUEST_SPECCONST);
+  sbk__put_u8(&w, SBK_KEY_KIND_FAMILY);
+  sbk__put_u16(&w, SBK_SPECCONST_KEY_SCHEMA_VERSION);
+  sbk__put_u8(&w, stage_count);
+  sbk__put_u8(&w, 0);
+  for (s = 0; s < stage_count; ++s) {
+    SBK_ASSERT(modules[s] != NULL);
+    sbk__put_u32(&w, modules[s]->stage);
+    sbk__put_bytes(&w, modules[s]->hash, sizeof modules[s]->hash);
   }
   *size_out = w.size;
   return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shaderbake_vulkan.h — Vulkan create-info structures filled from a bundle's recipes: the graphics pipeline
- * of a host state and two modules, and descriptor set 0 of a layout contract. They fill structs only (no
+ * of a host state and two modules (and its specialization data, when it has any), a compute pipeline, and
+ * descriptor set 0 of a layout contract. They fill structs only (no
  * Vulkan call), so they need the Vulkan headers, not the Vulkan loader.
  *
  * Who includes it: a renderer that creates a bundle's pipelines (next to shaderbake.h, which this includes),
@@ -30,8 +31,18 @@
 extern "C" {
 #endif
 
+/* Most specialization values a stage of a filled pipeline takes from a bundle (sbk_vk_fill_specialization). */
+#define SBK_VK_MAX_SPECIALIZATION_ENTRIES 64
+
+/* A stage's VkSpecializationInfo, its map entries converted from a bundle's (the data stays in the bundle). */
+typedef struct sbk_vk_specialization_storage {
+  VkSpecializationMapEntry map[SBK_VK_MAX_SPECIALIZATION_ENTRIES];
+  VkSpecializationInfo info;
+} sbk_vk_specialization_storage;
+
 typedef struct sbk_vk_pipeline_storage {
   VkPipelineShaderStageCreateInfo stages[2];
+  sbk_vk_specialization_storage specialization[2];
   VkVertexInputBindingDescription bindings[SBK_MAX_VERTEX_BINDINGS];
   VkVertexInputAttributeDescription attributes[SBK_MAX_VERTEX_ATTRIBUTES];
   VkPipelineVertexInputStateCreateInfo vertex_input;
@@ -53,6 +64,21 @@ typedef struct sbk_vk_pipeline_storage {
 SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule vertex, VkShaderModule fragment,
                                   VkPipelineLayout layout, sbk_vk_pipeline_storage* storage,
                                   VkGraphicsPipelineCreateInfo* out);
+
+/* Gives a pipeline sbk_vk_fill_pipeline filled (with this `storage`) the values of its bundle entry's
+ * specialization data (sbk_bundle_specialization): the vertex block to its vertex stage, the shader block to its
+ * fragment stage; an empty block leaves that stage without any. The map entries are converted into `storage`;
+ * the data is the bundle's own (keep the bundle open until the create call returns).
+ * SBK_ERROR_BUFFER_TOO_SMALL when a block has more than SBK_VK_MAX_SPECIALIZATION_ENTRIES entries (nothing is
+ * changed then). */
+SBK_API sbk_result sbk_vk_fill_specialization(const sbk_specialization* specialization, sbk_vk_pipeline_storage* storage);
+
+/* The compute pipeline of a recipe: its module, pipeline layout and specialization data (the shader block of
+ * sbk_bundle_specialization's, or NULL for none), with the VkSpecializationInfo in `storage`. The same
+ * SBK_ERROR_BUFFER_TOO_SMALL as sbk_vk_fill_specialization (then `out` is not filled). */
+SBK_API sbk_result sbk_vk_fill_compute_pipeline(VkShaderModule module, VkPipelineLayout layout,
+                                                const sbk_specialization* specialization,
+                                                sbk_vk_specialization_storage* storage, VkComputePipelineCreateInfo* out);
 
 /* Descriptor set 0 of a layout contract (no immutable samplers). `bindings` has SBK_MAX_LAYOUT_BINDINGS
  * entries and must outlive the create call. */
@@ -195,6 +221,58 @@ SBK_API void sbk_vk_fill_pipeline(const sbk_host_state* host, VkShaderModule ver
   out->pDynamicState = &s->dynamic;
   out->layout = layout;
   out->basePipelineIndex = -1;
+}
+
+/* One block into `storage`: 1 when it has values (the info is set), 0 when it is empty. */
+static int sbk__vk_specialization_block(const sbk_specialization_block* block, sbk_vk_specialization_storage* storage) {
+  uint32_t m;
+  if (block->map_count == 0) return 0;
+  for (m = 0; m < block->map_count; ++m) {
+    const uint8_t* e = block->map + 12u * m;
+    storage->map[m].constantID = sbk__get_u32(e);
+    storage->map[m].offset = sbk__get_u32(e + 4);
+    storage->map[m].size = sbk__get_u32(e + 8);
+  }
+  memset(&storage->info, 0, sizeof storage->info);
+  storage->info.mapEntryCount = block->map_count;
+  storage->info.pMapEntries = storage->map;
+  storage->info.dataSize = block->data_size;
+  storage->info.pData = block->data;
+  return 1;
+}
+
+SBK_API sbk_result sbk_vk_fill_specialization(const sbk_specialization* specialization, sbk_vk_pipeline_storage* s) {
+  const sbk_specialization_block* blocks[2];
+  uint32_t i;
+  SBK_ASSERT(specialization != NULL && s != NULL);
+  blocks[0] = &specialization->vertex;
+  blocks[1] = &specialization->shader;
+  for (i = 0; i < 2; ++i)
+    if (blocks[i]->map_count > SBK_VK_MAX_SPECIALIZATION_ENTRIES) return SBK_ERROR_BUFFER_TOO_SMALL;
+  for (i = 0; i < 2; ++i)
+    s->stages[i].pSpecializationInfo = sbk__vk_specialization_block(blocks[i], &s->specialization[i])
+                                           ? &s->specialization[i].info
+                                           : NULL;
+  return SBK_OK;
+}
+
+SBK_API sbk_result sbk_vk_fill_compute_pipeline(VkShaderModule module, VkPipelineLayout layout,
+                                                const sbk_specialization* specialization,
+                                                sbk_vk_specialization_storage* storage, VkComputePipelineCreateInfo* out) {
+  SBK_ASSERT(storage != NULL && out != NULL);
+  if (specialization != NULL && specialization->shader.map_count > SBK_VK_MAX_SPECIALIZATION_ENTRIES)
+    return SBK_ERROR_BUFFER_TOO_SMALL;
+  memset(out, 0, sizeof *out);
+  out->sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  out->stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  out->stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  out->stage.module = module;
+  out->stage.pName = "main";
+  if (specialization != NULL && sbk__vk_specialization_block(&specialization->shader, storage))
+    out->stage.pSpecializationInfo = &storage->info;
+  out->layout = layout;
+  out->basePipelineIndex = -1;
+  return SBK_OK;
 }
 
 SBK_API void sbk_vk_fill_set_layout(const sbk_layout* layout, VkDescriptorSetLayoutBinding* bindings,

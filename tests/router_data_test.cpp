@@ -664,8 +664,9 @@ TEST(RouterData, nv2a_dynamic_vertex_shader_reads_every_location_and_missing_sem
   const nv2a::Nv2aGuestModel model;
   compile::Reflection fragment;
   for (uint32_t l = 0; l < 7; ++l) fragment.inputs.push_back({l, l == 2 ? 1u : 4u, ""});
-  auto source = model.dynamic_vertex_source(fragment);
-  ASSERT_TRUE(source.ok());
+  auto job = model.dynamic_vertex_shader({}, fragment);
+  ASSERT_TRUE(job.ok());
+  const std::string* source = &job->source;
   for (uint32_t l = 0; l < 8; ++l)
     EXPECT_NE(source->find("layout(location = " + std::to_string(l) + ") in vec4"), std::string::npos) << l;
   // A host state with a position only: every other semantic passes its default, written as GLSL literals.
@@ -674,8 +675,9 @@ TEST(RouterData, nv2a_dynamic_vertex_shader_reads_every_location_and_missing_sem
   host.bindings[0] = {0, 12, 0};
   host.attribute_count = 1;
   host.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, 106, 0};  // r32g32b32_sfloat
-  auto pass_through = model.vertex_source(host, fragment);
-  ASSERT_TRUE(pass_through.ok());
+  auto pass_through_job = model.vertex_shader({}, host, fragment);
+  ASSERT_TRUE(pass_through_job.ok());
+  const std::string* pass_through = &pass_through_job->source;
   for (const char* line : {"  out_v0 = vec4(1.0);\n", "  out_v1 = vec4(0.0);\n", "  out_fog = vec4(1.0).x;\n",
                            "  out_tex0 = vec4(0.0, 0.0, 0.0, 1.0);\n", "  out_tex3 = vec4(0.0, 0.0, 0.0, 1.0);\n"})
     EXPECT_NE(pass_through->find(line), std::string::npos) << line << "in:\n" << *pass_through;

@@ -52,23 +52,37 @@ Status Nv2aGuestModel::check_dynamic(const json::FieldText& dynamic) const {
   return ok_status();
 }
 
-Result<std::string> Nv2aGuestModel::exact_source(std::span<const uint8_t> exact_key) const {
+namespace {
+
+// A generated GLSL shader as the compile chain takes it.
+Result<compile::CompileJob> glsl_job(compile::ShaderStage stage, Result<std::string> source, std::string emitter_id) {
+  if (!source) return std::move(source).error();
+  compile::CompileJob job;
+  job.stage = stage;
+  job.source = std::move(*source);
+  job.emitter_id = std::move(emitter_id);
+  return job;
+}
+
+}  // namespace
+
+Result<compile::CompileJob> Nv2aGuestModel::exact_shader(std::span<const uint8_t> exact_key) const {
   sbk_nv2a_program program{};
   if (exact_key.size() != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(exact_key.data(), &program) != SBK_OK) {
     Error e = not_a_key("exact");
     e.kind = ErrorKind::internal;
     return e;
   }
-  return emit_exact_fragment(program);
+  return glsl_job(compile::ShaderStage::fragment, emit_exact_fragment(program), exact_emitter_id());
 }
 
-Result<std::string> Nv2aGuestModel::fallback_source(std::span<const uint8_t> family_key) const {
+Result<compile::CompileJob> Nv2aGuestModel::fallback_shader(std::span<const uint8_t> family_key) const {
   if (!is_family_key(family_key)) {
     Error e = not_a_key("family");
     e.kind = ErrorKind::internal;
     return e;
   }
-  return emit_fallback_fragment(family_key.data());
+  return glsl_job(compile::ShaderStage::fragment, emit_fallback_fragment(family_key.data()), fallback_emitter_id());
 }
 
 std::string Nv2aGuestModel::fallback_attachment_rejection(std::span<const uint8_t> family_key,
@@ -84,13 +98,17 @@ std::string Nv2aGuestModel::fallback_emitter_id() const {
   return "nv2a-fallback/" + std::to_string(kFallbackEmitterVersion);
 }
 
-Result<std::string> Nv2aGuestModel::vertex_source(const sbk_host_state& host,
-                                                  const compile::Reflection& fragment) const {
-  return emit_vertex_shader(vertex_semantic_mask(host), fragment_varyings(fragment));
+Result<compile::CompileJob> Nv2aGuestModel::vertex_shader(std::span<const uint8_t> /*shader_key*/,
+                                                          const sbk_host_state& host,
+                                                          const compile::Reflection& fragment) const {
+  return glsl_job(compile::ShaderStage::vertex, emit_vertex_shader(vertex_semantic_mask(host), fragment_varyings(fragment)),
+                  vertex_emitter_id());
 }
 
-Result<std::string> Nv2aGuestModel::dynamic_vertex_source(const compile::Reflection& fragment) const {
-  return emit_vertex_shader(kAllSemantics, fragment_varyings(fragment));
+Result<compile::CompileJob> Nv2aGuestModel::dynamic_vertex_shader(std::span<const uint8_t> /*family_key*/,
+                                                                  const compile::Reflection& fragment) const {
+  return glsl_job(compile::ShaderStage::vertex, emit_vertex_shader(kAllSemantics, fragment_varyings(fragment)),
+                  vertex_emitter_id());
 }
 
 std::span<const vulkan_names::Name> Nv2aGuestModel::vertex_semantics() const {

@@ -27,7 +27,11 @@ namespace {
 
 constexpr uint32_t kStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
 constexpr uint32_t kStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+constexpr uint32_t kStageCompute = 0x20;   // VK_SHADER_STAGE_COMPUTE_BIT
 constexpr uint32_t kContractStages = kStageVertex | kStageFragment;
+
+// A layout contract's stage flags: vertex and/or fragment (graphics pipelines), or compute alone.
+bool contract_stages(uint32_t flags) { return flags != 0 && ((flags & ~kContractStages) == 0 || flags == kStageCompute); }
 
 // Vulkan's guaranteed minimum limits (VkPhysicalDeviceLimits, "Required Limits"): what a bundle may ask of
 // any device, since the checks run before a device is chosen.
@@ -80,7 +84,10 @@ std::string entry_name(const sbk_bundle& b, const sbk_entry& e) {
 }
 
 std::string stage_name(uint32_t stage) {
-  return stage == kStageVertex ? "vertex" : stage == kStageFragment ? "fragment" : "stage " + hex_word(stage);
+  return stage == kStageVertex     ? "vertex"
+         : stage == kStageFragment ? "fragment"
+         : stage == kStageCompute  ? "compute"
+                                   : "stage " + hex_word(stage);
 }
 
 bool known(std::span<const vulkan_names::Name> table, uint32_t value) {
@@ -99,7 +106,7 @@ std::optional<EntryPoint> first_entry_point(const std::vector<uint32_t>& words) 
     if (count == 0 || count > words.size() - i) return std::nullopt;
     if (opcode == 15 && count >= 4) {  // OpEntryPoint ExecutionModel <id> Name ...
       EntryPoint out;
-      out.stage = words[i + 1] == 0 ? kStageVertex : words[i + 1] == 4 ? kStageFragment : 0;
+      out.stage = words[i + 1] == 0 ? kStageVertex : words[i + 1] == 4 ? kStageFragment : words[i + 1] == 5 ? kStageCompute : 0;
       for (size_t w = i + 3; w < i + count; ++w) {
         bool ended = false;
         for (int byte = 0; byte < 4 && !ended; ++byte) {
@@ -509,9 +516,9 @@ VerifyCheck check_layouts(const sbk_bundle& b) {
                                " is not one a layout contract uses (1 combined image sampler, 6 uniform buffer, 7 "
                                "storage buffer)");
       if (binding.descriptor_count == 0) out.failures.push_back(at + ": descriptor count 0");
-      if (binding.stage_flags == 0 || (binding.stage_flags & ~kContractStages) != 0)
+      if (!contract_stages(binding.stage_flags))
         out.failures.push_back(at + ": stage flags " + hex_word(binding.stage_flags) +
-                               " (a contract's stages are vertex 0x1 and fragment 0x10)");
+                               " (a contract's stages are vertex 0x1 and fragment 0x10, or compute 0x20 alone)");
       per_type[binding.descriptor_type] += binding.descriptor_count;
     }
     // maxPerStageDescriptorSamplers / UniformBuffers / StorageBuffers: a binding may be used by both stages,
@@ -526,10 +533,10 @@ VerifyCheck check_layouts(const sbk_bundle& b) {
       out.failures.push_back(name + ": push-constant size " + std::to_string(layout.push_constant_size) +
                              " (a multiple of 4, at most the 128 bytes every Vulkan device accepts)");
     if ((layout.push_constant_size == 0) != (layout.push_constant_stages == 0) ||
-        (layout.push_constant_stages & ~kContractStages) != 0)
+        (layout.push_constant_stages != 0 && !contract_stages(layout.push_constant_stages)))
       out.failures.push_back(name + ": push-constant stages " + hex_word(layout.push_constant_stages) + " with size " +
                              std::to_string(layout.push_constant_size) +
-                             " (vertex and/or fragment exactly when the size is not zero)");
+                             " (vertex and/or fragment, or compute, exactly when the size is not zero)");
     LayoutContract contract = contract_of(layout);
     if (previous && !(*previous < contract))
       out.failures.push_back(name + ": not after layout " + std::to_string(l - 1) +
@@ -541,6 +548,38 @@ VerifyCheck check_layouts(const sbk_bundle& b) {
 
 // ---- modules and recipes ----
 
+// A compute pipeline's recipe: its module is a usable compute shader, the one its shader key's record names,
+// and its layout is the one that module requires.
+void check_compute_recipe(const sbk_bundle& b, const sbk_entry& entry, const std::vector<ModuleFacts>& facts,
+                          std::vector<std::string>& failures) {
+  const std::string name = entry_name(b, entry);
+  const ModuleFacts& compute = facts[entry.fragment_module];
+  if (!compute.usable) {
+    failures.push_back(name + ": uses a module that failed the module checks (module " +
+                       std::to_string(entry.fragment_module) + ")");
+    return;
+  }
+  if (compute.stage != kStageCompute) {
+    failures.push_back(name + ": its module is a " + stage_name(compute.stage) + " shader, not a compute shader");
+    return;
+  }
+  const std::vector<uint8_t> key = entry_key(b, entry);
+  sbk_entry owner;
+  if (key.size() < 6 || sbk_bundle_find(&b, key.data() + 6, key.size() - 6, &owner) != SBK_OK)
+    failures.push_back(name + ": its shader key has no record of its own");
+  else if (owner.fragment_module != entry.fragment_module)
+    failures.push_back(name + ": its module is not the one its shader key's record names");
+  auto wanted = compute_layout_contract(compute.reflection);
+  sbk_layout stored;
+  const sbk_result r = sbk_bundle_layout(&b, entry.layout, &stored);
+  if (!wanted)
+    failures.push_back(name + ": its module needs no layout a contract can describe: " + wanted.error().message);
+  else if (r != SBK_OK)
+    failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " cannot be read: " + sbk_result_name(r));
+  else if (contract_of(stored) != *wanted)
+    failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " is not the one its module requires");
+}
+
 std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleScope scope) {
   VerifyCheck modules{"modules", 0, {}};
   VerifyCheck recipes{"recipes", 0, {}};
@@ -551,6 +590,7 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   std::vector<bool> wanted(module_count, scope == ModuleScope::every_module);
   for (const sbk_entry& e : entries)
     if (e.kind == SBK_KEY_KIND_PIPELINE) wanted[e.vertex_module] = wanted[e.fragment_module] = true;
+    else if (e.kind == SBK_KEY_KIND_COMPUTE_PIPELINE) wanted[e.fragment_module] = true;
   // A dynamic-state fallback recipe reaches a driver too (a renderer's router creates it); the loader
   // guarantees a readable recipe's module indices are below the module count.
   const std::vector<sbk_dynamic_fallback> dynamic = readable_dynamic_fallbacks(b);
@@ -606,6 +646,11 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
   }
 
   for (const sbk_entry& entry : entries) {
+    if (entry.kind == SBK_KEY_KIND_COMPUTE_PIPELINE) {
+      ++recipes.checked;
+      check_compute_recipe(b, entry, facts, recipes.failures);
+      continue;
+    }
     if (entry.kind != SBK_KEY_KIND_PIPELINE) continue;
     ++recipes.checked;
     const std::string name = entry_name(b, entry);
@@ -733,8 +778,8 @@ VerifyCheck check_specializations(const sbk_bundle& b, const GuestModel& guest) 
     const std::string name = entry_name(b, entry);
     sbk_module_info info;
     if (entry.fragment_module != SBK_NO_MODULE && sbk_bundle_module_info(&b, entry.fragment_module, &info) == SBK_OK &&
-        info.stage != kStageFragment)
-      out.failures.push_back(name + ": its module is not a fragment shader");
+        info.stage != kStageFragment && info.stage != kStageCompute)
+      out.failures.push_back(name + ": its module is neither a fragment nor a compute shader");
     const std::span<const uint8_t> key(entry.key, entry.key_size);  // a shader entry's key is stored whole
     if (entry.kind == SBK_KEY_KIND_FAMILY) {
       if (const Status s = guest.check_family_key(key); !s) out.failures.push_back(name + ": " + s.error().message);

@@ -79,7 +79,7 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& bundle, Mod
 // section (nothing otherwise).
 std::vector<VerifyCheck> check_prewarm(const sbk_bundle& bundle);
 
-// "specializations": each exact or family entry's module is a fragment shader, each key is one of the guest
+// "specializations": each exact or family entry's module is a fragment or compute shader, each key is one of the guest
 // model's (GuestModel::describe_exact_key, check_family_key), and each exact key's stored admission result
 // is what the guest's admission says now.
 VerifyCheck check_specializations(const sbk_bundle& bundle, const GuestModel& guest);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <utility>
 
 namespace shaderbake::bundle {
@@ -11,6 +12,7 @@ namespace {
 
 constexpr uint32_t kVkStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
 constexpr uint32_t kVkStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+constexpr uint32_t kVkStageCompute = 0x20;   // VK_SHADER_STAGE_COMPUTE_BIT
 
 uint32_t descriptor_type(compile::Reflection::Binding::Kind kind) {
   switch (kind) {
@@ -23,10 +25,12 @@ uint32_t descriptor_type(compile::Reflection::Binding::Kind kind) {
 
 }  // namespace
 
-Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment) {
+namespace {
+
+// The contract of modules at (reflection, stage bit) pairs: each binding with the stages that use it.
+Result<LayoutContract> contract_of(std::span<const std::pair<const compile::Reflection*, uint32_t>> stages) {
   std::map<uint32_t, LayoutContract::Binding> bindings;
   LayoutContract out;
-  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&vertex, kVkStageVertex}, {&fragment, kVkStageFragment}};
   for (const auto& [reflection, stage] : stages) {
     for (const auto& b : reflection->bindings) {
       if (b.set != 0)
@@ -47,6 +51,18 @@ Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const 
     return Error{ErrorKind::internal, "too_many_bindings", "a pipeline needs more than 16 bindings", {}};
   for (const auto& [number, binding] : bindings) out.bindings.push_back(binding);
   return out;
+}
+
+}  // namespace
+
+Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment) {
+  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&vertex, kVkStageVertex}, {&fragment, kVkStageFragment}};
+  return contract_of(stages);
+}
+
+Result<LayoutContract> compute_layout_contract(const compile::Reflection& compute) {
+  const std::pair<const compile::Reflection*, uint32_t> stages[] = {{&compute, kVkStageCompute}};
+  return contract_of(stages);
 }
 
 }  // namespace shaderbake::bundle

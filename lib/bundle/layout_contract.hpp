@@ -12,4 +12,8 @@ namespace shaderbake::bundle {
 // descriptor set or a binding has different types in the two stages.
 Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const compile::Reflection& fragment);
 
+// The layout contract of a compute pipeline of this module: its bindings and push constants, for the compute
+// stage. Errors as layout_contract's.
+Result<LayoutContract> compute_layout_contract(const compile::Reflection& compute);
+
 }  // namespace shaderbake::bundle

@@ -57,7 +57,8 @@ bool is_lower_hex(std::string_view s) {
 
 ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::ShaderStage stage,
                                         std::string_view source, std::string_view toolchain,
-                                        std::span<const compile::SpecializationValue> specialization) {
+                                        std::span<const compile::SpecializationValue> specialization,
+                                        compile::SourceLanguage language) {
   ByteWriter version;
   version.u32(kCacheFormatVersion);
   const auto stage_byte = static_cast<uint8_t>(stage);
@@ -80,6 +81,8 @@ ArtifactIdentity ArtifactIdentity::make(std::string_view emitter_id, compile::Sh
     w.field_u64(byte_span(compile::specialization_fingerprint()));
     w.field_u64(values.data());
   }
+  // Only a SPIR-V source adds a field: the identities of GLSL jobs stay what they were.
+  if (language == compile::SourceLanguage::spirv) w.field_u64(byte_span(std::string_view("source: spirv")));
   ArtifactIdentity id;
   id.bytes_ = std::move(w.data());
   id.stage_ = stage;
@@ -360,11 +363,11 @@ CacheStats ArtifactCache::stats() const {
 }
 
 std::optional<compile::CompiledModule> ArtifactCache::find(const compile::CompileJob& job) {
-  return load(identity(job.emitter_id, job.stage, job.source, job.specialization));
+  return load(ArtifactIdentity::make(job.emitter_id, job.stage, job.source, toolchain_, job.specialization, job.language));
 }
 
 void ArtifactCache::put(const compile::CompileJob& job, const compile::CompiledModule& module) {
-  Status s = store(identity(job.emitter_id, job.stage, job.source, job.specialization), module);
+  Status s = store(ArtifactIdentity::make(job.emitter_id, job.stage, job.source, toolchain_, job.specialization, job.language), module);
   if (s) return;
   ++store_failures_;
   std::lock_guard lock(error_mutex_);

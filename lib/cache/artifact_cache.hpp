@@ -41,7 +41,8 @@ class ArtifactIdentity {
  public:
   static ArtifactIdentity make(std::string_view emitter_id, compile::ShaderStage stage, std::string_view source,
                                std::string_view toolchain,
-                               std::span<const compile::SpecializationValue> specialization = {});
+                               std::span<const compile::SpecializationValue> specialization = {},
+                               compile::SourceLanguage language = compile::SourceLanguage::glsl);
 
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   compile::ShaderStage stage() const { return stage_; }

@@ -15,22 +15,23 @@
 
 namespace shaderbake::compile {
 
-Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
-                                    std::span<const SpecializationValue> specialization) {
-  auto spirv = glsl_to_spirv(stage, source);
-  if (!spirv) return std::move(spirv).error();
-  if (Status s = validate_spirv(*spirv); !s) return std::move(s).error();
+namespace {
+
+// The chain from glslang's (or a renderer's) SPIR-V on: see compile_glsl.
+Result<CompiledModule> compile_from_spirv(ShaderStage stage, std::vector<uint32_t> spirv,
+                                          std::span<const SpecializationValue> specialization) {
+  if (Status s = validate_spirv(spirv); !s) return std::move(s).error();
   // Before the performance passes, so that they optimise the frozen constants as if the source had them.
   if (!specialization.empty()) {
-    auto frozen = freeze_specialization_constants(*spirv, specialization);
+    auto frozen = freeze_specialization_constants(spirv, specialization);
     if (!frozen) return std::move(frozen).error();
     if (Status s = validate_spirv(*frozen); !s) return std::move(s).error();
-    *spirv = std::move(*frozen);
+    spirv = std::move(*frozen);
   }
   // Vertex modules are pass-throughs with nothing to optimise, and spirv-opt would delete the inputs they
   // declare but do not read: the pipeline's vertex input state still supplies those attributes (they are the
   // host's vertex interface), and the validation layer reports every attribute the shader does not consume.
-  auto optimized = stage == ShaderStage::vertex ? Result<std::vector<uint32_t>>(std::move(*spirv)) : optimize_spirv(*spirv);
+  auto optimized = stage == ShaderStage::vertex ? Result<std::vector<uint32_t>>(std::move(spirv)) : optimize_spirv(spirv);
   if (!optimized) return std::move(optimized).error();
   if (stage != ShaderStage::vertex)
     if (Status s = validate_spirv(*optimized); !s) return std::move(s).error();
@@ -47,23 +48,51 @@ Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
   return module;
 }
 
+}  // namespace
+
+Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
+                                    std::span<const SpecializationValue> specialization) {
+  auto spirv = glsl_to_spirv(stage, source);
+  if (!spirv) return std::move(spirv).error();
+  return compile_from_spirv(stage, std::move(*spirv), specialization);
+}
+
+Result<CompiledModule> compile_spirv(ShaderStage stage, std::span<const uint32_t> words,
+                                     std::span<const SpecializationValue> specialization) {
+  std::vector<uint32_t> spirv(words.begin(), words.end());
+  if (auto entry = single_entry_point(spirv, stage); !entry) return std::move(entry).error();
+  return compile_from_spirv(stage, std::move(spirv), specialization);
+}
+
+Result<CompiledModule> compile_job(const CompileJob& job) {
+  if (job.language == SourceLanguage::glsl) return compile_glsl(job.stage, job.source, job.specialization);
+  if (job.source.size() % 4 != 0)
+    return Error{ErrorKind::bad_input, "spirv_validation_error",
+                 "a SPIR-V module of " + std::to_string(job.source.size()) + " bytes is not a whole number of words", {}};
+  std::vector<uint32_t> words(job.source.size() / 4);
+  for (size_t i = 0; i < words.size(); ++i)
+    for (size_t b = 0; b < 4; ++b) words[i] |= uint32_t{static_cast<uint8_t>(job.source[4 * i + b])} << (8 * b);
+  return compile_spirv(job.stage, words, job.specialization);
+}
+
 std::vector<SpecializationValue> canonical_specialization(std::span<const SpecializationValue> values) {
   std::vector<SpecializationValue> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
   return sorted;
 }
 
+JobIdentity job_identity(const CompileJob& job) {
+  return {job.stage, job.language, job.source, canonical_specialization(job.specialization)};
+}
+
 std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs, unsigned threads,
                                                 ModuleStore* store, const CompileProgress& progress) {
   // Unique work first, by (stage, source, canonical values), in first-seen order.
-  using JobIdentity = std::tuple<ShaderStage, std::string_view, std::vector<SpecializationValue>>;
   std::map<JobIdentity, size_t> unique_index;
   std::vector<size_t> job_to_unique(jobs.size());
   std::vector<size_t> unique_jobs;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    auto [it, inserted] = unique_index.emplace(
-        JobIdentity(jobs[i].stage, jobs[i].source, canonical_specialization(jobs[i].specialization)),
-        unique_jobs.size());
+    auto [it, inserted] = unique_index.emplace(job_identity(jobs[i]), unique_jobs.size());
     if (inserted) unique_jobs.push_back(i);
     job_to_unique[i] = it->second;
   }
@@ -83,7 +112,7 @@ std::vector<Result<CompiledModule>> compile_all(std::span<const CompileJob> jobs
       if (found) {
         unique_results[u].emplace(std::move(*found));
       } else {
-        Result<CompiledModule> compiled = compile_glsl(job.stage, job.source, job.specialization);
+        Result<CompiledModule> compiled = compile_job(job);
         if (store && compiled) store->put(job, *compiled);
         unique_results[u].emplace(std::move(compiled));
       }

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "lib/compile/spirv_module.hpp"
@@ -27,6 +28,16 @@ namespace shaderbake::compile {
 Result<CompiledModule> compile_glsl(ShaderStage stage, std::string_view source,
                                     std::span<const SpecializationValue> specialization = {});
 
+// The same chain from a SPIR-V module instead of GLSL (a shader a renderer ships as SPIR-V): spirv-val first,
+// then as compile_glsl from there. A module that fails validation is an error (reason spirv_validation_error);
+// one whose entry point is not of `stage`, or that has more than one entry point, is an error too
+// (reason spirv_wrong_stage).
+Result<CompiledModule> compile_spirv(ShaderStage stage, std::span<const uint32_t> words,
+                                     std::span<const SpecializationValue> specialization = {});
+
+// What a job's `source` holds: GLSL text, or a SPIR-V module's bytes (its words, little-endian).
+enum class SourceLanguage : uint8_t { glsl = 0, spirv = 1 };
+
 struct CompileJob {
   ShaderStage stage = ShaderStage::fragment;
   std::string source;
@@ -37,11 +48,20 @@ struct CompileJob {
   // specialization constants. A set keyed by constant id: the order does not matter (jobs whose values differ
   // only in order are the same job), a constant id given twice fails the job.
   std::vector<SpecializationValue> specialization;
+  SourceLanguage language = SourceLanguage::glsl;
 };
+
+// Compiles one job (compile_glsl or compile_spirv, by its language).
+Result<CompiledModule> compile_job(const CompileJob& job);
 
 // `values` in canonical order: sorted by constant id (then words, so that even an invalid list with a
 // duplicate id has one canonical form). What compile_all and the artifact cache identify a job's values by.
 std::vector<SpecializationValue> canonical_specialization(std::span<const SpecializationValue> values);
+
+// What makes two jobs the same compile (the emitter id does not): stage, language, source and canonical values.
+// The source is viewed, not copied: the job must outlive it.
+using JobIdentity = std::tuple<ShaderStage, SourceLanguage, std::string_view, std::vector<SpecializationValue>>;
+JobIdentity job_identity(const CompileJob& job);
 
 // Where compile_all looks for a module before compiling it and puts what it compiled: the artifact cache
 // (lib/cache) implements it, so lib/compile knows nothing of files. Both functions are called from several
@@ -55,8 +75,8 @@ class ModuleStore {
   virtual void put(const CompileJob& job, const CompiledModule& module) = 0;
 };
 
-// Compiles every job on `threads` threads (0 = hardware concurrency). Jobs alike in (stage, source, canonical
-// specialization values) are compiled once (and looked up / stored once, under the first such job's emitter
+// Compiles every job on `threads` threads (0 = hardware concurrency). Jobs alike in (stage, language, source,
+// canonical specialization values) are compiled once (and looked up / stored once, under the first such job's emitter
 // id). With a `store`, each unique job is first looked up there; a module it lacks is compiled and put.
 // Results come back in job order whatever order the threads finish in, identical with and without a store; a
 // failure of one job never stops the others (failures are not stored). `progress`, when set, is called after each

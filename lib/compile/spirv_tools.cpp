@@ -39,6 +39,42 @@ Status validate_spirv(const std::vector<uint32_t>& spirv) {
   return ok_status();
 }
 
+Result<std::string> single_entry_point(std::span<const uint32_t> spirv, ShaderStage stage) {
+  constexpr uint32_t kMagic = 0x07230203u, kOpEntryPoint = 15;
+  if (spirv.size() < 5 || spirv[0] != kMagic)
+    return tools_error("spirv_validation_error", "not a SPIR-V module (no magic number in its first word)");
+  uint32_t entry_points = 0, model = 0;
+  std::string name;
+  for (size_t at = 5; at < spirv.size();) {
+    const uint32_t count = spirv[at] >> 16, opcode = spirv[at] & 0xFFFFu;
+    if (count == 0 || count > spirv.size() - at)
+      return tools_error("spirv_validation_error", "the instruction at word " + std::to_string(at) +
+                                                       " has a word count of " + std::to_string(count) +
+                                                       " that does not fit the module");
+    if (opcode == kOpEntryPoint && count >= 2) {
+      ++entry_points;
+      model = spirv[at + 1];
+      // OpEntryPoint ExecutionModel <id> Name: a nul-terminated literal packed from word 3, little-endian.
+      name.clear();
+      bool ended = false;
+      for (size_t w = at + 3; w < at + count && !ended; ++w)
+        for (int b = 0; b < 4 && !ended; ++b) {
+          const char c = static_cast<char>(spirv[w] >> (8 * b));
+          ended = c == '\0';
+          if (!ended) name.push_back(c);
+        }
+    }
+    at += count;
+  }
+  if (entry_points != 1)
+    return tools_error("spirv_wrong_stage", "the module has " + std::to_string(entry_points) +
+                                                " entry points; shaderbake takes modules of exactly one");
+  if (model != static_cast<uint32_t>(stage))
+    return tools_error("spirv_wrong_stage", "the module's entry point has execution model " + std::to_string(model) +
+                                                ", not the stage's (" + std::to_string(static_cast<uint32_t>(stage)) + ")");
+  return name;
+}
+
 Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv) {
   std::string log;
   spvtools::Optimizer optimizer(kEnv);

@@ -42,6 +42,12 @@ Result<std::vector<uint32_t>> freeze_specialization_constants(const std::vector<
 // distances. Deterministic; the module stays equivalent (and valid).
 Status renumber_function_locals(std::vector<uint32_t>& spirv);
 
+// The name of a module's one entry point (untrusted words), checking that it has exactly one and that its
+// execution model is `stage`: reason spirv_wrong_stage otherwise, or spirv_validation_error for words that are
+// not a module's instruction stream. The chain's later steps (reflection, the bundle's records) assume one
+// stage per module.
+Result<std::string> single_entry_point(std::span<const uint32_t> spirv, ShaderStage stage);
+
 // Human-readable disassembly (friendly names, indented).
 Result<std::string> disassemble_spirv(const std::vector<uint32_t>& spirv);
 

@@ -15,4 +15,7 @@ namespace shaderbake {
 bool encode_pipeline_key(uint8_t route, std::span<const uint8_t> fragment_key, const sbk_host_state& host,
                          std::vector<uint8_t>& out);
 
+// The canonical compute pipeline key of (route, shader key) (sbk_encode_compute_pipeline_key), into `out`.
+bool encode_compute_pipeline_key(uint8_t route, std::span<const uint8_t> shader_key, std::vector<uint8_t>& out);
+
 }  // namespace shaderbake

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/compile/compile_chain.hpp"
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 #include "lib/json/json_reader.hpp"
@@ -32,6 +33,8 @@ struct ProgramKeys {
   std::vector<uint8_t> family_key;  // only what the fallback ubershader cannot take at run time
   // Why the fallback route may not serve this program (admission's reason), or empty when it is admitted.
   std::string rejection;
+  // A compute pipeline: its shader keys are a compute stage's, and its records carry no host state.
+  bool compute = false;
 };
 
 // The vertex locations a guest's vertex stage can read, and what each reads when a host state supplies no
@@ -44,7 +47,9 @@ struct VertexAttributeDefaults {
 // What a guest says of an exact key read back from a bundle (verify, inspect, reports): the key decoded, and
 // admission run again on it.
 struct ExactKeyView {
-  nlohmann::ordered_json program;  // the key's fields, as the guest's trace records write them
+  // The key's fields, as the guest's trace records write them; where a key holds a digest of what a record
+  // names (a file's content, say), the digest in hex.
+  nlohmann::ordered_json program;
   uint32_t admission = 0;          // the rejection code admission gives now; 0 = admitted
   std::string admission_where;     // what admission looked at when it rejected (may be empty)
   std::vector<uint8_t> family_key;  // the family an admitted key belongs to; empty when rejected
@@ -86,16 +91,21 @@ class GuestModel {
   virtual Result<ProgramKeys> decode_program(const json::FieldText& program) const = 0;
   // Checks a record's "dynamic" value (runtime values: never part of a key).
   virtual Status check_dynamic(const json::FieldText& dynamic) const = 0;
+  // Whether programs name files outside the traces (a shader a record refers to by path): a build then
+  // depends on more than the traces' bytes, and the build memo, keyed by those, keeps none of its builds.
+  virtual bool programs_name_files() const { return false; }
   // Trace format /1 named vertex attributes by the guest's semantics; the location each name stands for.
   // Empty (the default) for a guest that has no /1 traces: their "semantic" then names nothing.
   virtual std::span<const vulkan_names::Name> vertex_semantics() const { return {}; }
 
   // ---- emit ----
-  // The generated source of the exact shader an exact key names (programs that behave alike can share
-  // one), or an error (e.g. a feature the emitter lacks). For dedupe on generated source.
-  virtual Result<std::string> exact_source(std::span<const uint8_t> exact_key) const = 0;
-  // The generated source of a fallback family's ubershader.
-  virtual Result<std::string> fallback_source(std::span<const uint8_t> family_key) const = 0;
+  // What the compile chain compiles for a key: a shader's stage, source (generated GLSL, or a module the
+  // guest read), emitter id and the specialization values frozen into it (compile::CompileJob).
+  // The shader of the exact route that an exact key names (a fragment or compute stage; programs that behave
+  // alike can share one), or an error (e.g. a feature the emitter lacks). Dedupe counts distinct jobs.
+  virtual Result<compile::CompileJob> exact_shader(std::span<const uint8_t> exact_key) const = 0;
+  // The shader of a fallback family (the ubershader).
+  virtual Result<compile::CompileJob> fallback_shader(std::span<const uint8_t> family_key) const = 0;
   // Why a family's ubershader may not serve draws rendering into `attachments` (an admission reason, as
   // rejection_code names them), or empty when it may: a model whose semantics hold for some attachment
   // formats only. Such draws get no fallback pipeline and no dynamic-state recipe. Default: every one.
@@ -105,19 +115,23 @@ class GuestModel {
     (void)attachments;
     return {};
   }
-  // The emitter and version behind exact_source / fallback_source ("<guest>-exact/1"): part of every compiled
+  // The emitter and version behind the exact and fallback shaders ("<guest>-exact/1"): part of every compiled
   // artifact's identity, so that a new emitter version never meets an older one's entries.
   virtual std::string exact_emitter_id() const = 0;
   virtual std::string fallback_emitter_id() const = 0;
-  // The vertex shader of a pipeline: a function of the host's vertex attributes and of the inputs the
-  // fragment module reads (together, the pipeline's vertex interface).
-  virtual Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const = 0;
-  // The vertex shader of a dynamic-state fallback pipeline: reads every location of
+  // The vertex shader of a graphics pipeline whose fragment identity is `shader_key` (an exact key on the exact
+  // route, a family key on the fallback route): a guest that generates it does so from the host's vertex
+  // attributes and the inputs the fragment module reads (together, the pipeline's vertex interface); a guest
+  // whose programs bring their own vertex stage names it through the key.
+  virtual Result<compile::CompileJob> vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state& host,
+                                                    const compile::Reflection& fragment) const = 0;
+  // The vertex shader of a family's dynamic-state fallback pipeline: reads every location of
   // vertex_attribute_defaults().location_mask and writes what `fragment` reads, so one module serves any vertex
   // layout the host sets at draw time (absent locations are fed their defaults).
-  virtual Result<std::string> dynamic_vertex_source(const compile::Reflection& fragment) const = 0;
+  virtual Result<compile::CompileJob> dynamic_vertex_shader(std::span<const uint8_t> family_key,
+                                                            const compile::Reflection& fragment) const = 0;
   // The location mask and defaults that vertex shader's inputs assume: a location the host supplies no
-  // attribute for must read exactly what vertex_source's shader reads there.
+  // attribute for must read exactly what vertex_shader's module reads there.
   virtual VertexAttributeDefaults vertex_attribute_defaults() const = 0;
   virtual std::string vertex_emitter_id() const = 0;
 

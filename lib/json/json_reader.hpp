@@ -91,6 +91,8 @@ class RecordContext {
   Error json_error(simdjson::error_code code, const char* at, const Pointer& pointer) const;
 
   const char* text_start() const { return text_start_; }
+  // The file the record was read from, as the reader names it (a path, or the name given for text in memory).
+  std::string_view file() const { return file_; }
 
  private:
   std::string_view file_;

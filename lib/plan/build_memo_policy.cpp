@@ -29,6 +29,7 @@ nlohmann::ordered_json outcome_summary(const BundleBuildResult& result, const Ke
   const uint64_t counts[] = {w.bundle_bytes,
                              census.counts().draws,
                              result.specializations,
+                             result.exact_modules,
                              result.families,
                              result.exact_pipelines,
                              result.fallback_pipelines,
@@ -61,13 +62,14 @@ std::optional<RememberedBuild> recall_build(cache::ArtifactCache& artifact_cache
 }
 
 Result<cache::BuildInputs> describe_build_inputs(const std::vector<std::string>& traces, bool strict,
-                                                 uint64_t max_record_bytes) {
+                                                 uint64_t max_record_bytes, bool specialize) {
   std::optional<std::string> code = cache::loaded_code_identity();
   if (!code) return Error{ErrorKind::internal, "no_build_id", "an object of the running code has no GNU build ID", {}};
   cache::BuildInputs inputs;
   inputs.code_identity = std::move(*code);
   inputs.settings = strict ? "strict" : "";
   if (max_record_bytes != 0) inputs.settings += ";max_record_bytes=" + std::to_string(max_record_bytes);
+  if (specialize) inputs.settings += ";specialize";
   for (const std::string& path : traces) {
     Result<cache::TraceFileDigest> digest = cache::digest_trace_file(path);
     if (!digest) return std::move(digest).error();
@@ -80,6 +82,9 @@ std::string why_not_remembered(const cache::BuildInputs& inputs, const trace::Tr
                                const BundleBuildResult& result) {
   const auto& files = reader.files();
   if (files.size() != inputs.traces.size()) return "a trace was not read";
+  // The memo is keyed by the traces' bytes alone: a build that read other files cannot be recalled by them.
+  if (reader.model() != nullptr && reader.model()->programs_name_files())
+    return "the " + std::string(reader.model()->name()) + " guest's programs name files outside the traces";
   for (size_t i = 0; i < files.size(); ++i) {
     const cache::TraceFileDigest& before = inputs.traces[i];
     if (!files[i].readable) return before.path + " was not read whole";

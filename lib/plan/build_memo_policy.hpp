@@ -22,7 +22,7 @@ namespace shaderbake::plan {
 // The summary's fields that depend on the inputs alone (the same for every build of the same traces, so a memo
 // keeps them), in print order: these counts, then "bad_records" (reason -> count).
 inline constexpr const char* kOutcomeCounts[] = {
-    "bundle_bytes", "draws", "specializations", "families", "exact_pipelines", "fallback_pipelines",
+    "bundle_bytes", "draws", "specializations", "exact_modules", "families", "exact_pipelines", "fallback_pipelines",
     "dynamic_fallback_pipelines", "prewarm_pipelines", "modules", "unique_sources", "raw_module_bytes",
     "compressed_module_bytes", "dictionary_bytes", "failures"};
 
@@ -52,7 +52,7 @@ std::optional<RememberedBuild> recall_build(cache::ArtifactCache& artifact_cache
 // it cannot have a memo (an object of the running code has no GNU build ID, a trace is not a regular file or
 // cannot be read).
 Result<cache::BuildInputs> describe_build_inputs(const std::vector<std::string>& traces, bool strict,
-                                                 uint64_t max_record_bytes);
+                                                 uint64_t max_record_bytes, bool specialize = false);
 
 // Why this build's outputs may not be remembered, or empty when they may: every trace was read whole and its
 // digest as parsed is the one the lookup used, and every failure is one that the same inputs always give.

@@ -2,11 +2,13 @@
 #include "lib/plan/bundle_plan.hpp"
 
 #include <array>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/plan/compile_plan.hpp"
@@ -17,12 +19,22 @@ namespace {
 
 constexpr uint32_t kVkStageVertex = 0x1;     // VK_SHADER_STAGE_VERTEX_BIT
 constexpr uint32_t kVkStageFragment = 0x10;  // VK_SHADER_STAGE_FRAGMENT_BIT
+constexpr uint32_t kVkStageCompute = 0x20;   // VK_SHADER_STAGE_COMPUTE_BIT
+
+uint32_t vk_stage_of(compile::ShaderStage stage) {
+  switch (stage) {
+    case compile::ShaderStage::vertex: return kVkStageVertex;
+    case compile::ShaderStage::compute: return kVkStageCompute;
+    case compile::ShaderStage::fragment: break;
+  }
+  return kVkStageFragment;
+}
 
 std::string as_key(std::span<const uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
 
 uint32_t status_of(const PlannedModule& m) {
   if (!m.error) return SBK_STATUS_READY;
-  return m.source.empty() ? SBK_STATUS_GENERATION_FAILED : SBK_STATUS_COMPILE_FAILED;
+  return m.job.source.empty() ? SBK_STATUS_GENERATION_FAILED : SBK_STATUS_COMPILE_FAILED;
 }
 
 BuildFailure pipeline_failure(std::span<const uint8_t> key, Error error) {
@@ -55,6 +67,17 @@ sbk_attachment_signature signature_of_order(const SignatureOrder& o) {
   return s;
 }
 
+// A stage's VkSpecializationInfo contents: each value in ascending constant id, its words little-endian.
+bundle::BundleBuilder::SpecializationStage specialization_stage(std::span<const compile::SpecializationValue> values) {
+  bundle::BundleBuilder::SpecializationStage out;
+  for (const compile::SpecializationValue& v : compile::canonical_specialization(values)) {
+    out.map.push_back({v.constant_id, static_cast<uint32_t>(out.data.size()), static_cast<uint32_t>(4 * v.words.size())});
+    for (uint32_t word : v.words)
+      for (int b = 0; b < 4; ++b) out.data.push_back(static_cast<uint8_t>(word >> (8 * b)));
+  }
+  return out;
+}
+
 compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::string_view phase) {
   if (!options.progress) return {};
   return [&options, phase](size_t done, size_t total) { options.progress(phase, done, total); };
@@ -65,8 +88,8 @@ compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::
 Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const KeyCensus& census,
                                        const GuestModel& model, const BundleBuildOptions& options) {
   BundleBuildResult out;
-  CompilePlanResult fragments = compile_drawn_modules(
-      reader, census, model, options.threads, options.cache, phase_progress(options, "fragment"));
+  CompilePlanResult fragments = compile_drawn_modules(reader, census, model, options.threads, options.cache,
+                                                      phase_progress(options, "fragment"), options.specialize);
   out.unique_sources = fragments.unique_sources;
 
   bundle::BundleIdentity identity;
@@ -85,7 +108,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   for (const PlannedModule& m : fragments.modules) {
     const bool exact = m.route == PlannedModule::Route::exact;
     (exact ? exact_modules : family_modules).emplace(as_key(m.key), &m);
-    if (m.module) fragment_ids.emplace(&m, builder.add_module(kVkStageFragment, m.module->spirv));
+    if (m.module) fragment_ids.emplace(&m, builder.add_module(vk_stage_of(m.module->stage), m.module->spirv));
     if (m.error) out.failures.push_back({exact ? "exact" : "fallback", m.key_hash.to_hex(), *m.error});
   }
   auto id_of = [&](const PlannedModule* m) -> std::optional<bundle::ModuleId> {
@@ -94,14 +117,17 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   };
 
   std::map<std::string, uint64_t> rejections;
+  std::set<bundle::ModuleId> distinct_exact;
   for (uint32_t program : census.drawn_programs()) {
     const auto key = reader.exact_keys().bytes(program);
     const PlannedModule* m = exact_modules.at(as_key(key));
     const std::string& rejection = reader.program_rejection()[program];
     if (!rejection.empty()) ++rejections[rejection];
     builder.add_specialization(key, status_of(*m), id_of(m), model.rejection_code(rejection));
+    if (auto id = id_of(m)) distinct_exact.insert(*id);
     ++out.specializations;
   }
+  out.exact_modules = distinct_exact.size();
   for (uint32_t family : census.drawn_families()) {
     const auto key = reader.family_keys().bytes(family);
     const PlannedModule* m = family_modules.at(as_key(key));
@@ -115,15 +141,18 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     bool exact;
     const PlannedModule* fragment;
     size_t vertex_job;
+    std::vector<compile::SpecializationValue> vertex_values;  // with options.specialize: the vertex stage's
   };
   std::vector<PendingPipeline> pending;
-  std::vector<compile::CompileJob> vertex_jobs;
-  std::map<std::string, size_t> vertex_job_of_source;
-  const std::string vertex_emitter = model.vertex_emitter_id();
-  auto vertex_job = [&](const std::string& source) {
-    auto [job, inserted] = vertex_job_of_source.try_emplace(source, vertex_jobs.size());
-    if (inserted) vertex_jobs.push_back({compile::ShaderStage::vertex, source, vertex_emitter});
-    return job->second;
+  // Each distinct vertex job once; a deque keeps the identities' views of the jobs' sources valid.
+  std::deque<compile::CompileJob> vertex_job_list;
+  std::map<compile::JobIdentity, size_t> vertex_job_of_identity;
+  auto vertex_job = [&](compile::CompileJob job) {
+    auto identity = compile::job_identity(job);
+    if (auto it = vertex_job_of_identity.find(identity); it != vertex_job_of_identity.end()) return it->second;
+    vertex_job_list.push_back(std::move(job));
+    vertex_job_of_identity.emplace(compile::job_identity(vertex_job_list.back()), vertex_job_list.size() - 1);
+    return vertex_job_list.size() - 1;
   };
   // The attachment signatures of every drawn host state (each drawn pair has an exact pipeline key), in the
   // order the recipes are sorted by after the family entry.
@@ -131,6 +160,25 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   for (const KeyInterner* keys : {&census.pipeline_keys(), &census.fallback_pipeline_keys()}) {
     for (uint32_t i = 0; i < keys->size(); ++i) {
       const auto key = keys->bytes(i);
+      if (key.size() >= 6 && key[1] == SBK_KEY_KIND_COMPUTE_PIPELINE) {
+        // A compute pipeline: its module and the layout it reads, no vertex stage.
+        const bool exact = key[2] == SBK_ROUTE_EXACT;
+        const auto& modules = exact ? exact_modules : family_modules;
+        auto it = modules.find(as_key(key.subspan(6)));
+        if (it == modules.end() || !it->second->module) continue;  // its shader failed: reported above
+        auto layout = bundle::compute_layout_contract(it->second->module->reflection);
+        if (!layout) {
+          out.failures.push_back(pipeline_failure(key, std::move(layout).error()));
+          continue;
+        }
+        builder.add_compute_pipeline(key, fragment_ids.at(it->second), *layout);
+        if (!it->second->values.empty()) {
+          builder.set_specialization(key, {}, specialization_stage(it->second->values));
+          ++out.specialized_pipelines;
+        }
+        ++(exact ? out.exact_pipelines : out.fallback_pipelines);
+        continue;
+      }
       uint8_t route = 0;
       const uint8_t* fragment_key = nullptr;
       size_t fragment_size = 0;
@@ -146,12 +194,14 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       const auto& modules = exact ? exact_modules : family_modules;
       auto it = modules.find(std::string(fragment_key, fragment_key + fragment_size));
       if (it == modules.end() || !it->second->module) continue;  // its fragment failed: reported above
-      auto source = model.vertex_source(host, it->second->module->reflection);
-      if (!source) {
-        out.failures.push_back(pipeline_failure(key, std::move(source).error()));
+      auto job = model.vertex_shader({fragment_key, fragment_size}, host, it->second->module->reflection);
+      if (!job) {
+        out.failures.push_back(pipeline_failure(key, std::move(job).error()));
         continue;
       }
-      pending.push_back({key, exact, it->second, vertex_job(*source)});
+      std::vector<compile::SpecializationValue> vertex_values;
+      if (options.specialize && exact) vertex_values = std::exchange(job->specialization, {});
+      pending.push_back({key, exact, it->second, vertex_job(std::move(*job)), std::move(vertex_values)});
     }
   }
   // Dynamic-state fallback pipelines: for each family with a ready ubershader, its vertex shader that reads
@@ -166,13 +216,14 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     const auto key = reader.family_keys().bytes(family);
     const PlannedModule* m = family_modules.at(as_key(key));
     if (!m->module) continue;  // its ubershader failed: reported above
-    auto source = model.dynamic_vertex_source(m->module->reflection);
-    if (!source) {
-      out.failures.push_back(dynamic_fallback_failure(key, std::move(source).error()));
+    auto job = model.dynamic_vertex_shader(key, m->module->reflection);
+    if (!job) {
+      out.failures.push_back(dynamic_fallback_failure(key, std::move(job).error()));
       continue;
     }
-    pending_dynamic.push_back({key, m, vertex_job(*source)});
+    pending_dynamic.push_back({key, m, vertex_job(std::move(*job))});
   }
+  const std::vector<compile::CompileJob> vertex_jobs(vertex_job_list.begin(), vertex_job_list.end());
   auto vertex_results = compile::compile_all(vertex_jobs, options.threads, options.cache,
                                              phase_progress(options, "vertex"));
   std::unordered_set<std::string> has_recipe;  // exact pipeline keys with a recipe in the bundle
@@ -192,6 +243,10 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       continue;
     }
     builder.add_pipeline(p.key, *vertex_ids[p.vertex_job], fragment_ids.at(p.fragment), *layout);
+    if (!p.vertex_values.empty() || !p.fragment->values.empty()) {
+      builder.set_specialization(p.key, specialization_stage(p.vertex_values), specialization_stage(p.fragment->values));
+      ++out.specialized_pipelines;
+    }
     ++(p.exact ? out.exact_pipelines : out.fallback_pipelines);
     if (p.exact) has_recipe.insert(as_key(p.key));
   }
@@ -218,7 +273,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   // The prewarm order: exact pipelines with a recipe, by first use.
   const KeyInterner& exact_keys = census.pipeline_keys();
   for (uint32_t i = 0; i < exact_keys.size(); ++i) {
-    if (!has_recipe.count(as_key(exact_keys.bytes(i)))) continue;
+    if (!has_recipe.count(as_key(exact_keys.bytes(i)))) continue;  // graphics pipelines only
     builder.add_prewarm(exact_keys.bytes(i), census.pipeline_first_frames()[i]);
     ++out.prewarm_pipelines;
   }
@@ -242,6 +297,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   report["draws"] = counts.draws;
   report["frames"] = counts.frames;
   report["specializations"] = out.specializations;
+  report["exact_modules"] = out.exact_modules;
+  report["specialized_pipelines"] = out.specialized_pipelines;
   report["families"] = out.families;
   report["exact_pipelines"] = out.exact_pipelines;
   report["fallback_pipelines"] = out.fallback_pipelines;

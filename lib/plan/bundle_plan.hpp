@@ -20,6 +20,11 @@ struct BundleBuildOptions {
   unsigned threads = 1;
   compile::ModuleStore* cache = nullptr;  // the artifact cache, or nullptr
   bundle::WriteOptions write;
+  // The exact route's form for a guest whose shaders carry specialization constants (its jobs have values):
+  // false, each key's modules with the values frozen in; true, one generic module per shader and each exact
+  // pipeline's values in the bundle's specialization data (the renderer's VkSpecializationInfo). No effect on
+  // a guest whose jobs have no values.
+  bool specialize = false;
   // Called as modules compile: the phase ("fragment", then "vertex"), unique modules of it done, their total.
   // One call at a time, from compile threads. May be empty.
   std::function<void(std::string_view phase, size_t done, size_t total)> progress;
@@ -36,6 +41,8 @@ struct BundleBuildResult {
   std::vector<uint8_t> bytes;  // the serialised bundle
   bundle::WriteStats write;
   uint64_t specializations = 0;  // exact keys (every drawn program)
+  uint64_t exact_modules = 0;    // distinct modules of the ready exact keys (keys whose shaders compile alike share one)
+  uint64_t specialized_pipelines = 0;  // exact pipelines with specialization data (BundleBuildOptions::specialize)
   uint64_t families = 0;
   uint64_t exact_pipelines = 0;     // pipeline recipes on the exact route
   uint64_t fallback_pipelines = 0;  // and on the fallback route

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "lib/compile/compile_chain.hpp"
 
@@ -10,24 +11,25 @@ namespace shaderbake::plan {
 
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
                                         const GuestModel& model, unsigned threads, compile::ModuleStore* cache,
-                                        const compile::CompileProgress& progress) {
+                                        const compile::CompileProgress& progress, bool specialize_exact) {
   CompilePlanResult out;
-  auto add = [&](PlannedModule::Route route, std::span<const uint8_t> key, Result<std::string> source) {
+  auto add = [&](PlannedModule::Route route, std::span<const uint8_t> key, Result<compile::CompileJob> job) {
     PlannedModule m;
     m.route = route;
     m.key.assign(key.begin(), key.end());
     m.key_hash = KeyHash::of(key);
-    if (source) m.source = std::move(*source);
-    else m.error = std::move(source).error();
+    if (job) m.job = std::move(*job);
+    else m.error = std::move(job).error();
+    if (specialize_exact && route == PlannedModule::Route::exact) m.values = std::exchange(m.job.specialization, {});
     out.modules.push_back(std::move(m));
   };
   for (uint32_t program : census.drawn_programs()) {
     const auto key = reader.exact_keys().bytes(program);
-    add(PlannedModule::Route::exact, key, model.exact_source(key));
+    add(PlannedModule::Route::exact, key, model.exact_shader(key));
   }
   for (uint32_t family : census.drawn_families()) {
     const auto key = reader.family_keys().bytes(family);
-    add(PlannedModule::Route::fallback, key, model.fallback_source(key));
+    add(PlannedModule::Route::fallback, key, model.fallback_shader(key));
   }
   // Order by route, then key hash (then bytes): independent of trace order and thread timing.
   std::sort(out.modules.begin(), out.modules.end(), [](const PlannedModule& a, const PlannedModule& b) {
@@ -36,19 +38,16 @@ CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const 
     return a.key < b.key;
   });
 
-  const std::string exact_emitter = model.exact_emitter_id();
-  const std::string fallback_emitter = model.fallback_emitter_id();
   std::vector<compile::CompileJob> jobs;
   std::vector<size_t> job_module;
-  std::set<std::string_view> sources;
+  std::set<compile::JobIdentity> unique;
   for (size_t i = 0; i < out.modules.size(); ++i) {
     if (out.modules[i].error) continue;
-    const bool exact = out.modules[i].route == PlannedModule::Route::exact;
-    jobs.push_back({compile::ShaderStage::fragment, out.modules[i].source, exact ? exact_emitter : fallback_emitter});
+    jobs.push_back(out.modules[i].job);
     job_module.push_back(i);
-    sources.insert(out.modules[i].source);
+    unique.insert(compile::job_identity(out.modules[i].job));
   }
-  out.unique_sources = sources.size();
+  out.unique_sources = unique.size();
   auto results = compile::compile_all(jobs, threads, cache, progress);
   for (size_t j = 0; j < results.size(); ++j) {
     PlannedModule& m = out.modules[job_module[j]];

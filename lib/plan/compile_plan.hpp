@@ -15,21 +15,24 @@
 
 namespace shaderbake::plan {
 
-// One fragment module a build needs: the exact shader of a drawn program, or the ubershader of a family
-// of admitted drawn programs.
+// One shader module a build needs for a pipeline's fragment (or compute) stage: the exact shader of a drawn
+// program, or the ubershader of a family of admitted drawn programs.
 struct PlannedModule {
   enum class Route : uint8_t { exact, fallback };
   Route route = Route::exact;
   std::vector<uint8_t> key;  // the canonical exact or family key
   KeyHash key_hash;
-  std::string source;        // generated GLSL (empty when generation failed)
+  compile::CompileJob job;   // what the guest hands the compile chain (empty source when generation failed)
+  // With specialize_exact: the values the guest's exact job would have frozen, taken out of `job` (the module
+  // is compiled generic; a pipeline gives them in its VkSpecializationInfo). Empty otherwise.
+  std::vector<compile::SpecializationValue> values;
   std::optional<compile::CompiledModule> module;
   std::optional<Error> error;  // why there is no module: generation or compile failure, with the key's hash
 };
 
 struct CompilePlanResult {
   std::vector<PlannedModule> modules;  // exact routes first, each route ordered by key hash: deterministic
-  uint64_t unique_sources = 0;         // distinct sources compiled (identical sources compile once)
+  uint64_t unique_sources = 0;         // distinct jobs compiled (identical jobs compile once)
   uint64_t failures = 0;
 };
 
@@ -37,9 +40,11 @@ struct CompilePlanResult {
 // of one module is recorded with its key and never stops the others. With a `cache` (the artifact cache,
 // lib/cache, or any compile::ModuleStore), modules are looked up there first and filed under the model's
 // emitter ids; the result is the same with or without one.
+// With `specialize_exact`, exact jobs are compiled without their specialization values (PlannedModule::values
+// keeps them), so that the keys of one shader share its one generic module.
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
                                         const GuestModel& model, unsigned threads,
                                         compile::ModuleStore* cache = nullptr,
-                                        const compile::CompileProgress& progress = {});
+                                        const compile::CompileProgress& progress = {}, bool specialize_exact = false);
 
 }  // namespace shaderbake::plan

@@ -1,10 +1,35 @@
 // SPDX-License-Identifier: MIT
 #include "lib/plan/key_census.hpp"
 
+#include <algorithm>
+
 #include "lib/core/pipeline_key.hpp"
 #include "runtime_loader/shaderbake.h"
 
 namespace shaderbake::plan {
+
+namespace {
+
+// A job's identity as bytes (stage, language, values, source), for counting distinct jobs.
+std::vector<uint8_t> job_bytes(const compile::CompileJob& job) {
+  std::vector<uint8_t> out = {static_cast<uint8_t>(job.stage), static_cast<uint8_t>(job.language)};
+  auto u32 = [&](uint32_t v) {
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+  };
+  // The values in canonical order (compile::canonical_specialization's, which lives with the compile chain).
+  std::vector<compile::SpecializationValue> values = job.specialization;
+  std::sort(values.begin(), values.end());
+  u32(static_cast<uint32_t>(values.size()));
+  for (const compile::SpecializationValue& v : values) {
+    u32(v.constant_id);
+    u32(static_cast<uint32_t>(v.words.size()));
+    for (uint32_t w : v.words) u32(w);
+  }
+  out.insert(out.end(), job.source.begin(), job.source.end());
+  return out;
+}
+
+}  // namespace
 
 void KeyCensus::on_draw(const trace::DrawEvent& draw) {
   ++draws_;
@@ -30,12 +55,24 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host, int64_t frame) {
     ++programs_drawn_;
     // A draw was read, so a capture record named the model.
     if (count_sources_) {
-      auto source = reader_.model()->exact_source(reader_.exact_keys().bytes(program));
-      if (source)
-        sources_.intern({reinterpret_cast<const uint8_t*>(source->data()), source->size()});
+      auto job = reader_.model()->exact_shader(reader_.exact_keys().bytes(program));
+      if (job)
+        sources_.intern(job_bytes(*job));
       else
         ++source_failures_;
     }
+  }
+  if (host == trace::kNoHost) {
+    // A compute pipeline: its key is the shader's identity alone.
+    if (encode_compute_pipeline_key(SBK_ROUTE_EXACT, reader_.exact_keys().bytes(program), key_buffer_) &&
+        pipeline_keys_.intern(key_buffer_).inserted)
+      pipeline_first_frames_.push_back(frame);
+    if (!reader_.program_rejection()[program].empty()) return;
+    const uint32_t family = reader_.program_family()[program];
+    if (!encode_compute_pipeline_key(SBK_ROUTE_FALLBACK, reader_.family_keys().bytes(family), key_buffer_)) return;
+    mark_family_drawn(family);
+    fallback_pipeline_keys_.intern(key_buffer_);
+    return;
   }
   const sbk_host_state& host_state = reader_.host_state(host);
   // The reader only hands on host states the header accepted, so encoding cannot fail.
@@ -55,12 +92,16 @@ void KeyCensus::add_pair(uint32_t program, uint32_t host, int64_t frame) {
     if (refused_fallback_keys_.intern(key_buffer_).inserted) ++fallback_attachment_rejections_[refusal];
     return;
   }
+  mark_family_drawn(family);
+  fallback_pipeline_keys_.intern(key_buffer_);
+}
+
+void KeyCensus::mark_family_drawn(uint32_t family) {
   if (family_drawn_.size() <= family) family_drawn_.resize(reader_.family_keys().size(), false);
   if (!family_drawn_[family]) {
     family_drawn_[family] = true;
     ++families_drawn_;
   }
-  fallback_pipeline_keys_.intern(key_buffer_);
 }
 
 std::vector<uint32_t> KeyCensus::drawn_programs() const {

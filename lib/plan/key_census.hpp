@@ -25,7 +25,7 @@ struct DedupeCounts {
   uint64_t frames = 0;  // distinct frame numbers, summed over files (each file is its own session)
   uint64_t unique_exact_keys = 0;
   uint64_t unique_fallback_families = 0;       // families of admitted programs
-  uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface)
+  uint64_t unique_pipeline_keys = 0;           // exact key + host state (incl. vertex interface); compute: exact key
   uint64_t unique_fallback_pipeline_keys = 0;  // family key + host state, admitted programs only
   // Fallback pipeline keys of admitted programs the model refuses for their attachments, by reason
   // (GuestModel::fallback_attachment_rejection); not counted in unique_fallback_pipeline_keys.
@@ -57,7 +57,8 @@ class KeyCensus final : public trace::DrawConsumer {
   std::vector<uint32_t> drawn_programs() const;
   std::vector<uint32_t> drawn_families() const;
 
-  // The exact pipeline keys and fallback pipeline keys met so far, in first-use order.
+  // The exact pipeline keys and fallback pipeline keys met so far, in first-use order: graphics pipeline keys
+  // (kind 3) and, for compute programs, compute pipeline keys (kind 4).
   const KeyInterner& pipeline_keys() const { return pipeline_keys_; }
   const KeyInterner& fallback_pipeline_keys() const { return fallback_pipeline_keys_; }
   // The frame number of the first draw of each exact pipeline key (indexed like pipeline_keys(), whose order is
@@ -66,6 +67,7 @@ class KeyCensus final : public trace::DrawConsumer {
 
  private:
   void add_pair(uint32_t program, uint32_t host, int64_t frame);
+  void mark_family_drawn(uint32_t family);
 
   const trace::TraceReader& reader_;
   bool count_sources_;

@@ -25,7 +25,32 @@ void count(Counts& counts, Route route, const std::string& reason) {
   }
 }
 
+CoverageCensus::PairClass CoverageCensus::classify_compute(uint32_t program) {
+  const auto exact_key = reader_.exact_keys().bytes(program);
+  encode_compute_pipeline_key(SBK_ROUTE_EXACT, exact_key, key_buffer_);
+  const uint32_t exact_index = pipelines_.intern(key_buffer_).index;
+  sbk_entry entry;
+  const sbk_result exact_probe = sbk_bundle_find(&bundle_, key_buffer_.data(), key_buffer_.size(), &entry);
+  if (exact_probe == SBK_OK) return {Route::exact, "", exact_index};
+  bool damaged = exact_probe < 0;
+  const std::string& rejection = reader_.program_rejection()[program];
+  if (rejection.empty()) {
+    const auto family_key = reader_.family_keys().bytes(reader_.program_family()[program]);
+    encode_compute_pipeline_key(SBK_ROUTE_FALLBACK, family_key, key_buffer_);
+    const sbk_result probe = sbk_bundle_find(&bundle_, key_buffer_.data(), key_buffer_.size(), &entry);
+    if (probe == SBK_OK) return {Route::fallback, "", pipelines_.intern(key_buffer_).index};
+    damaged |= probe < 0;
+  }
+  const sbk_result specialization = sbk_bundle_find(&bundle_, exact_key.data(), exact_key.size(), &entry);
+  if (damaged || specialization < 0) return {Route::uncovered, "bundle_corrupt", exact_index};
+  if (specialization == SBK_OK)
+    return {Route::uncovered, entry.status != SBK_STATUS_READY ? "compile_failure" : "no_compute_pipeline", exact_index};
+  if (!rejection.empty()) return {Route::uncovered, "rejected:" + rejection, exact_index};
+  return {Route::uncovered, "family_not_in_bundle", exact_index};
+}
+
 CoverageCensus::PairClass CoverageCensus::classify(uint32_t program, uint32_t host) {
+  if (host == trace::kNoHost) return classify_compute(program);
   const auto exact_key = reader_.exact_keys().bytes(program);
   const sbk_host_state& state = reader_.host_state(host);
   encode_pipeline_key(SBK_ROUTE_EXACT, exact_key, state, key_buffer_);

@@ -76,6 +76,7 @@ class CoverageCensus final : public trace::DrawConsumer {
     uint32_t pipeline;  // index into pipelines_: the pipeline this draw needs
   };
   PairClass classify(uint32_t program, uint32_t host);
+  PairClass classify_compute(uint32_t program);  // a compute program's dispatches (host kNoHost)
 
   const trace::TraceReader& reader_;
   const sbk_bundle& bundle_;

@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -92,7 +93,16 @@ std::string capture_example() {
 class TraceReader::FileState {
  public:
   FileState(TraceReader& reader, DrawConsumer& consumer, FileSummary& summary, uint32_t file_index)
-      : r_(reader), consumer_(consumer), summary_(summary), file_index_(file_index) {}
+      : r_(reader), consumer_(consumer), summary_(summary), file_index_(file_index) {
+    // A program may name files relative to its trace (a shader), so the same text means the same program only
+    // within one directory: the memo of decoded program texts is kept across files of one directory only.
+    std::string directory = std::filesystem::path(summary.path).parent_path().string();
+    if (directory != r_.program_memo_directory_) {
+      r_.program_texts_ = KeyInterner{};
+      r_.program_of_text_.clear();
+      r_.program_memo_directory_ = std::move(directory);
+    }
+  }
 
   // Processes one record: `text` lies in a buffer readable `capacity` bytes from text.data()
   // (capacity >= text.size() + SIMDJSON_PADDING). Returns an error only when reading must stop.
@@ -229,6 +239,7 @@ Result<uint32_t> TraceReader::FileState::program_of(std::string_view text, size_
   if (program.inserted) {
     r_.program_family_.push_back(r_.family_keys_.intern(keys->family_key).index);
     r_.program_rejection_.push_back(std::move(keys->rejection));
+    r_.program_compute_.push_back(keys->compute);
   }
   if (r_.program_texts_.stored_bytes() + text.size() <= r_.options_.memo_limit_bytes) {
     r_.program_texts_.intern(as_bytes(text), text_hash);
@@ -508,8 +519,19 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
                      "a state id is 1 to 256 characters long; this one has " + std::to_string(code_points(strings[i])));
   };
 
+  // A compute program's records carry no host; any other program's need one.
+  auto host_for = [&](uint32_t program) -> Result<uint32_t> {
+    if (r_.program_compute_[program]) {
+      if (has(kHost))
+        return ctx.error(at[kHost], "/host", "conflicting_fields", "a compute program's record has no \"host\"");
+      return kNoHost;
+    }
+    if (!has(kHost)) return missing(bit(kHost), record_type == Type::state ? "state" : "draw (without \"state\")");
+    return host_of(strings[kHost], slice_capacity(strings[kHost]), ctx);
+  };
+
   if (record_type == Type::state) {
-    if (!present(bit(kId) | bit(kProgram) | bit(kHost))) return bad(missing(bit(kId) | bit(kProgram) | bit(kHost), "state"));
+    if (!present(bit(kId) | bit(kProgram))) return bad(missing(bit(kId) | bit(kProgram), "state"));
     if (!id_fits(kId)) return bad(id_error(kId));
     const std::string_view id = strings[kId];
     if (states_.count(id) != 0)
@@ -519,7 +541,7 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     auto decoded = [&]() -> Result<StateEntry> {
       auto program = program_of(strings[kProgram], slice_capacity(strings[kProgram]), ctx);
       if (!program) return std::move(program).error();
-      auto host = host_of(strings[kHost], slice_capacity(strings[kHost]), ctx);
+      auto host = host_for(*program);
       if (!host) return std::move(host).error();
       if (has(kDynamic))
         if (Status d = check_dynamic(strings[kDynamic], slice_capacity(strings[kDynamic]), ctx); !d) return std::move(d).error();
@@ -554,10 +576,10 @@ Status TraceReader::FileState::record(std::string_view text, size_t capacity, ui
     event.program = found->second.program;
     event.host = found->second.host;
   } else {
-    if (!present(bit(kProgram) | bit(kHost))) return bad(missing(bit(kProgram) | bit(kHost), "draw (without \"state\")"));
+    if (!present(bit(kProgram))) return bad(missing(bit(kProgram) | bit(kHost), "draw (without \"state\")"));
     auto program = program_of(strings[kProgram], slice_capacity(strings[kProgram]), ctx);
     if (!program) return bad(std::move(program).error());
-    auto host = host_of(strings[kHost], slice_capacity(strings[kHost]), ctx);
+    auto host = host_for(*program);
     if (!host) return bad(std::move(host).error());
     event.program = *program;
     event.host = *host;

@@ -59,8 +59,11 @@ struct ReaderOptions {
   static constexpr uint64_t kMaxRecordBytesCeiling = 0xFFFFFFFFull - 2 * 64;
 };
 
-// One draw, as the reader hands it on. `program` indexes exact_keys() (and program_family()), `host` indexes
-// host_states(): both are unique across every file read by one TraceReader.
+// One draw (or a compute program's dispatch), as the reader hands it on. `program` indexes exact_keys() (and
+// program_family()), `host` indexes host_states(), or is kNoHost for a compute program: both are unique across
+// every file read by one TraceReader.
+inline constexpr uint32_t kNoHost = 0xFFFFFFFFu;
+
 struct DrawEvent {
   uint32_t file;
   uint64_t line;
@@ -139,6 +142,8 @@ class TraceReader {
   const std::vector<uint32_t>& program_family() const { return program_family_; }
   // Admission's reason for each program, empty when the fallback route may serve it.
   const std::vector<std::string>& program_rejection() const { return program_rejection_; }
+  // Whether each program is a compute pipeline (its draws have host kNoHost).
+  const std::vector<bool>& program_compute() const { return program_compute_; }
   const std::vector<FileSummary>& files() const { return files_; }
   std::map<std::string, uint64_t> bad_records() const;
 
@@ -165,10 +170,13 @@ class TraceReader {
   std::vector<sbk_host_state> host_values_;
   std::vector<uint32_t> program_family_;
   std::vector<std::string> program_rejection_;
+  std::vector<bool> program_compute_;
 
-  // Raw record texts already decoded: text -> program / host index.
+  // Raw record texts already decoded: text -> program / host index. Program texts are remembered for the
+  // files of one directory at a time (program_memo_directory_): a program may name a file relative to its trace.
   KeyInterner program_texts_;
   std::vector<uint32_t> program_of_text_;
+  std::string program_memo_directory_;
   // Host texts per trace format: the same text means different things in /1 and /2.
   std::array<KeyInterner, 2> host_texts_;
   std::array<std::vector<uint32_t>, 2> host_of_text_;

@@ -2,6 +2,7 @@
 #include "lib/vulkan/executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -461,6 +462,19 @@ Status Runner::create_pipeline(const PipelineSpec& spec, uint32_t target_rows) {
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
   stages[1].module = fragment_module_.get();
   stages[1].pName = "main";
+  // Each stage's VkSpecializationInfo, alive until the pipeline is created below.
+  std::array<std::vector<VkSpecializationMapEntry>, 2> map_entries;
+  std::array<VkSpecializationInfo, 2> specialization{};
+  const StageSpecialization* given[2] = {&spec.vertex_specialization, &spec.fragment_specialization};
+  for (size_t s = 0; s < 2; ++s) {
+    if (given[s]->entries.empty()) continue;
+    for (const StageSpecialization::Entry& e : given[s]->entries) map_entries[s].push_back({e.constant_id, e.offset, e.size});
+    specialization[s].mapEntryCount = static_cast<uint32_t>(map_entries[s].size());
+    specialization[s].pMapEntries = map_entries[s].data();
+    specialization[s].dataSize = given[s]->data.size();
+    specialization[s].pData = given[s]->data.data();
+    stages[s].pSpecializationInfo = &specialization[s];
+  }
 
   // Binding 0: the executor's clip-space positions, per vertex. Binding 1: the case's attributes, per
   // instance (each case is drawn as instance `case` of one, so firstInstance selects its attributes).

@@ -13,7 +13,7 @@
 namespace shaderbake::vulkan {
 
 // Runs fragment programs on a real Vulkan driver, one pixel per case, and reads the pixels back: how
-// shaderbake proves generated SPIR-V against a CPU oracle. Guest-agnostic: it knows
+// shaderbake proves generated SPIR-V against a CPU oracle (and runs compute modules once over storage buffers). Guest-agnostic: it knows
 // vertex attributes, textures and uniform buffers, nothing of any guest model. Every input is flat
 // (the same value at every vertex of the case's primitive).
 //
@@ -48,6 +48,18 @@ struct DrawCase {
   std::vector<UniformBinding> uniforms;          // descriptor set 0
 };
 
+// The VkSpecializationInfo a pipeline stage is created with: map entries into `data`, as Vulkan takes them.
+// Empty: the stage's module runs with its constants' defaults.
+struct StageSpecialization {
+  struct Entry {
+    uint32_t constant_id = 0;
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  std::vector<Entry> entries;
+  std::vector<uint8_t> data;
+};
+
 struct PipelineSpec {
   // Entry point "main". Location 0: vec4 position in clip space (the executor provides it; the shader
   // should write it to gl_Position). Locations 1..N (or attribute_locations): the vec4 attributes of
@@ -63,6 +75,21 @@ struct PipelineSpec {
   // The fragment shader writes gl_FragDepth: the target gains a D16_UNORM depth attachment, cleared to 0,
   // tested ALWAYS and written, and each case's stored depth is read back (PixelResult::depth_z16).
   bool depth_z16 = false;
+  // The values each stage's specialization constants are created with (the driver specializes the modules).
+  StageSpecialization vertex_specialization;
+  StageSpecialization fragment_specialization;
+};
+
+// One compute dispatch (Executor::run_compute): a compute module (entry point "main") with its
+// specialization values, storage buffers at bindings 0..N-1 of descriptor set 0 (each one's initial contents:
+// a non-empty multiple of 4 bytes), push constants (a multiple of 4 bytes, at most 128; empty for none) and the
+// workgroup counts.
+struct ComputeSpec {
+  std::vector<uint32_t> spirv;
+  StageSpecialization specialization;
+  std::vector<std::vector<uint8_t>> storage_buffers;
+  std::vector<uint8_t> push_constants;
+  std::array<uint32_t, 3> groups{1, 1, 1};
 };
 
 struct PixelResult {
@@ -133,6 +160,12 @@ class Executor {
   // Any number of cases: they are rendered in batches of up to kCasesPerBatch, one command buffer and one
   // read-back per batch.
   Result<std::vector<PixelResult>> run(const PipelineSpec& spec, std::span<const DrawCase> cases);
+
+  // Creates the compute pipeline of `spec`, dispatches it once and returns every storage buffer's contents
+  // afterwards, in binding order. Errors: a spec breaking ComputeSpec's rules, group counts above the device's
+  // maxComputeWorkGroupCount or a queue without compute: ErrorKind::internal; bad SPIR-V or a failing Vulkan
+  // call: ErrorKind::toolchain.
+  Result<std::vector<std::vector<uint8_t>>> run_compute(const ComputeSpec& spec);
 
   // Warnings and errors the validation layer reported since create(), oldest first, each
   // "severity [message id] message". Empty when validation is off or the layer is not installed.

@@ -39,7 +39,15 @@ bool host_supplies(const sbk_host_state& host, uint32_t location) {
   return false;
 }
 
-std::string vertex_shader(bool position, bool colour_attribute, bool colour_varying) {
+compile::CompileJob job(compile::ShaderStage stage, std::string source, std::string emitter_id) {
+  compile::CompileJob j;
+  j.stage = stage;
+  j.source = std::move(source);
+  j.emitter_id = std::move(emitter_id);
+  return j;
+}
+
+std::string vertex_glsl(bool position, bool colour_attribute, bool colour_varying) {
   std::string s = "#version 450\n";
   if (position) s += "layout(location = 0) in vec4 in_position;\n";
   if (colour_attribute) s += "layout(location = 1) in vec4 in_color;\n";
@@ -108,33 +116,41 @@ Status FlatGuest::check_dynamic(const json::FieldText& dynamic) const {
   });
 }
 
-Result<std::string> FlatGuest::exact_source(std::span<const uint8_t> k) const {
+Result<compile::CompileJob> FlatGuest::exact_shader(std::span<const uint8_t> k) const {
   if (!is_exact_key(k)) return not_a_key("exact");
   if (k[4] == 1)
-    return std::string(
-        "#version 450\nlayout(location = 0) in vec4 in_color;\nlayout(location = 0) out vec4 frag;\n"
-        "void main() { frag = in_color; }\n");
+    return job(compile::ShaderStage::fragment,
+               "#version 450\nlayout(location = 0) in vec4 in_color;\nlayout(location = 0) out vec4 frag;\n"
+               "void main() { frag = in_color; }\n",
+               exact_emitter_id());
   char rgb[96];
   std::snprintf(rgb, sizeof rgb, "vec3(%u.0, %u.0, %u.0) / 255.0", k[5], k[6], k[7]);
-  return "#version 450\nlayout(set = 0, binding = 0) uniform Alpha { float alpha; } u;\n"
-         "layout(location = 0) out vec4 frag;\nvoid main() { frag = vec4(" +
-         std::string(rgb) + ", u.alpha); }\n";
+  return job(compile::ShaderStage::fragment,
+             "#version 450\nlayout(set = 0, binding = 0) uniform Alpha { float alpha; } u;\n"
+             "layout(location = 0) out vec4 frag;\nvoid main() { frag = vec4(" +
+                 std::string(rgb) + ", u.alpha); }\n",
+             exact_emitter_id());
 }
 
-Result<std::string> FlatGuest::fallback_source(std::span<const uint8_t> family) const {
+Result<compile::CompileJob> FlatGuest::fallback_shader(std::span<const uint8_t> family) const {
   if (const Status s = check_family_key(family); !s) return s.error();
-  return std::string(
-      "#version 450\nlayout(set = 0, binding = 0) uniform Packet { vec4 color; } u;\n"
-      "layout(location = 0) out vec4 frag;\nvoid main() { frag = u.color; }\n");
+  return job(compile::ShaderStage::fragment,
+             "#version 450\nlayout(set = 0, binding = 0) uniform Packet { vec4 color; } u;\n"
+             "layout(location = 0) out vec4 frag;\nvoid main() { frag = u.color; }\n",
+             fallback_emitter_id());
 }
 
-Result<std::string> FlatGuest::vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const {
-  return vertex_shader(host_supplies(host, kPositionLocation), host_supplies(host, kColorLocation),
-                       reads_colour_input(fragment));
+Result<compile::CompileJob> FlatGuest::vertex_shader(std::span<const uint8_t> /*shader_key*/, const sbk_host_state& host,
+                                                     const compile::Reflection& fragment) const {
+  return job(compile::ShaderStage::vertex,
+             vertex_glsl(host_supplies(host, kPositionLocation), host_supplies(host, kColorLocation),
+                         reads_colour_input(fragment)),
+             vertex_emitter_id());
 }
 
-Result<std::string> FlatGuest::dynamic_vertex_source(const compile::Reflection& fragment) const {
-  return vertex_shader(true, true, reads_colour_input(fragment));
+Result<compile::CompileJob> FlatGuest::dynamic_vertex_shader(std::span<const uint8_t> /*family_key*/,
+                                                             const compile::Reflection& fragment) const {
+  return job(compile::ShaderStage::vertex, vertex_glsl(true, true, reads_colour_input(fragment)), vertex_emitter_id());
 }
 
 VertexAttributeDefaults FlatGuest::vertex_attribute_defaults() const {

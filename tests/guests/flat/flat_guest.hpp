@@ -27,12 +27,14 @@ class FlatGuest final : public GuestModel {
   uint16_t key_schema() const override { return 1; }
   Result<ProgramKeys> decode_program(const json::FieldText& program) const override;
   Status check_dynamic(const json::FieldText& dynamic) const override;
-  Result<std::string> exact_source(std::span<const uint8_t> exact_key) const override;
-  Result<std::string> fallback_source(std::span<const uint8_t> family_key) const override;
+  Result<compile::CompileJob> exact_shader(std::span<const uint8_t> exact_key) const override;
+  Result<compile::CompileJob> fallback_shader(std::span<const uint8_t> family_key) const override;
   std::string exact_emitter_id() const override { return "flat-exact/1"; }
   std::string fallback_emitter_id() const override { return "flat-fallback/1"; }
-  Result<std::string> vertex_source(const sbk_host_state& host, const compile::Reflection& fragment) const override;
-  Result<std::string> dynamic_vertex_source(const compile::Reflection& fragment) const override;
+  Result<compile::CompileJob> vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state& host,
+                                            const compile::Reflection& fragment) const override;
+  Result<compile::CompileJob> dynamic_vertex_shader(std::span<const uint8_t> family_key,
+                                                    const compile::Reflection& fragment) const override;
   VertexAttributeDefaults vertex_attribute_defaults() const override;
   std::string vertex_emitter_id() const override { return "flat-vertex/1"; }
   uint32_t rejection_code(std::string_view reason) const override;

@@ -251,3 +251,44 @@ TEST(SpecconstKey, a_compute_kernel_keys_its_workgroup_width_and_the_chain_freez
 }
 
 }  // namespace
+
+namespace {
+
+// A SPIR-V instruction: its word count and opcode, then its operands.
+void emit(std::vector<uint32_t>& words, uint32_t opcode, std::initializer_list<uint32_t> operands) {
+  words.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | opcode);
+  words.insert(words.end(), operands);
+}
+
+TEST(SpecconstScan, finds_a_constants_type_whatever_else_word_1_of_an_earlier_instruction_holds) {
+  // Ids numbered in order of appearance, as an assembler gives them: the constant's type is %5, and the
+  // instructions before its declaration hold 5 in their word 1 for other reasons (OpEntryPoint's execution
+  // model GLCompute = 5, an OpName of %5, OpCapability 5 = Float16... any enum).
+  std::vector<uint32_t> m = {0x07230203u, 0x00010000u, 0, 8, 0};
+  emit(m, 17, {1});                           // OpCapability Shader
+  emit(m, 14, {0, 1});                        // OpMemoryModel Logical GLSL450
+  emit(m, 15, {5, 1, 0x6E69616Du, 0});        // OpEntryPoint GLCompute %1 "main"
+  emit(m, 5, {5, 0x6e69u});                   // OpName %5 "in"
+  emit(m, 71, {2, 1, 9});                     // OpDecorate %2 SpecId 9
+  emit(m, 19, {3});                           // OpTypeVoid %3
+  emit(m, 21, {5, 32, 0});                    // OpTypeInt %5 32 0 (uint)
+  emit(m, 50, {5, 2, 7});                     // OpSpecConstant %5 %2 7
+  emit(m, 128, {5, 6, 2, 2});                 // OpIAdd %5 %6 %2 %2 (a use)
+  sbk_specconst_module scan;
+  ASSERT_EQ(sbk_specconst_scan_module(m.data(), m.size(), 32, &scan), SBK_OK);
+  ASSERT_EQ(scan.constant_count, 1u);
+  EXPECT_EQ(scan.constants[0].id, 9u);
+  EXPECT_EQ(scan.constants[0].type, SBK_SPECCONST_UINT);
+  EXPECT_EQ(scan.constants[0].width, 32u);
+  EXPECT_EQ(scan.constants[0].default_bits, 7u);
+  EXPECT_EQ(scan.constants[0].used, 1u);
+  // A constant whose type is not a scalar (here a vector type %5) is still refused.
+  std::vector<uint32_t> v = {0x07230203u, 0x00010000u, 0, 8, 0};
+  emit(v, 71, {2, 1, 9});
+  emit(v, 21, {4, 32, 0});
+  emit(v, 23, {5, 4, 2});                     // OpTypeVector %5 %4 2
+  emit(v, 50, {5, 2, 7});
+  EXPECT_EQ(sbk_specconst_scan_module(v.data(), v.size(), 32, &scan), SBK_ERROR_INVALID_STATE);
+}
+
+}  // namespace

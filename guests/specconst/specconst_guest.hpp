@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "guests/specconst/shader_library.hpp"
+#include "lib/guest/guest_model.hpp"
+#include "runtime_loader/shaderbake_specconst.h"
+
+namespace shaderbake::specconst {
+
+// The specconst guest model: a program is a pipeline's modules (a compute shader, or a vertex and a fragment
+// shader, each a GLSL or SPIR-V file a trace names) with the values of their specialization constants. Its
+// exact route is each module with the values frozen into it (spirv-opt), so value sets that fold to the same
+// SPIR-V share one module.
+//
+// The shaders a read names are kept in the model (a ShaderLibrary, by content): the keys name modules by hash,
+// so a build compiles what the traces it read named. A model is shared by the commands of one process.
+class SpecconstGuest : public GuestModel {
+ public:
+  std::string_view name() const override { return "specconst"; }
+  uint8_t guest_id() const override { return SBK_GUEST_SPECCONST; }
+  uint16_t key_schema() const override { return SBK_SPECCONST_KEY_SCHEMA_VERSION; }
+  Result<ProgramKeys> decode_program(const json::FieldText& program) const override;
+  Status check_dynamic(const json::FieldText& dynamic) const override;
+  bool programs_name_files() const override { return true; }
+  Result<compile::CompileJob> exact_shader(std::span<const uint8_t> exact_key) const override;
+  Result<compile::CompileJob> fallback_shader(std::span<const uint8_t> family_key) const override;
+  std::string exact_emitter_id() const override { return "specconst-frozen/1"; }
+  std::string fallback_emitter_id() const override { return "specconst-uniform/1"; }
+  Result<compile::CompileJob> vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state& host,
+                                            const compile::Reflection& fragment) const override;
+  Result<compile::CompileJob> dynamic_vertex_shader(std::span<const uint8_t> family_key,
+                                                    const compile::Reflection& fragment) const override;
+  VertexAttributeDefaults vertex_attribute_defaults() const override { return {}; }
+  std::string vertex_emitter_id() const override { return "specconst-frozen/1"; }
+  uint32_t rejection_code(std::string_view reason) const override;
+  std::string rejection_name(uint32_t code) const override;
+  Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const override;
+  Status check_family_key(std::span<const uint8_t> family_key) const override;
+
+  // Admission's reason for every program until the uniform-driven fallback exists: no family serves any.
+  static constexpr std::string_view kNoFallbackRoute = "no_fallback_route";
+
+ private:
+  mutable ShaderLibrary library_;
+};
+
+}  // namespace shaderbake::specconst
