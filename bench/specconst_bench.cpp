@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The specconst guest's exact route, frozen against specialized, in one run:
+// The specconst guest's routes, frozen against specialized against fallback, in one run:
 //  1. build: N random value sets of each sample shader (lighting.frag with mesh.vert, tonemap.frag with
 //     fullscreen.vert, blur.comp) as one trace, built frozen and specialized on T threads without a cache:
 //     wall time, value sets per second, modules and bundle size, and what the frozen route would store without
@@ -8,9 +8,10 @@
 //     (glslangValidator once per shader, then spirv-opt --set-spec-const-default-value --freeze-spec-const -O
 //     and spirv-val per value set, T at a time with xargs -P);
 //  3. on a Vulkan device, K value sets of each fragment shader: pipeline creation (vkCreateGraphicsPipelines, no
-//     pipeline cache) of the frozen module and of the generic module with the values in a VkSpecializationInfo,
-//     first use (creation + the first fill: lavapipe compiles at the first draw), and the fragment cost of a
-//     full-target fill through each.
+//     pipeline cache) of the frozen module, of the generic module with the values in a VkSpecializationInfo and
+//     of the family's fallback module (the values in its uniform packet; a renderer creates it once per family,
+//     not per value set), first use (creation + the first fill: lavapipe compiles at the first draw), and the
+//     fragment cost of a full-target fill through each.
 // Prints figures (and with --json the same numbers as JSON); asserts nothing about time.
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 #include "guests/specconst/fragment_runner.hpp"
 #include "guests/specconst/random_values.hpp"
 #include "guests/specconst/specconst_guest.hpp"
+#include "guests/specconst/uniform_fallback.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/compile/glslang_frontend.hpp"
 #include "lib/compile/reflection.hpp"
@@ -172,14 +174,17 @@ int run(const Options& o) {
     b["modules"] = built->write.modules;
     b["raw_module_bytes"] = built->write.raw_module_bytes;
     b["bundle_bytes"] = built->write.bundle_bytes;
+    b["families"] = built->families;
+    b["fallback_pipelines"] = built->fallback_pipelines;
     b["failures"] = built->failures.size();
     const char* name = specialize ? "specialized" : "frozen";
     std::printf("  %-12s %7.2f s  %8.1f value sets/s  %5llu exact keys -> %5llu exact modules, %5llu modules, "
-                "SPIR-V %8llu B, bundle %8llu B, %zu failures\n",
+                "SPIR-V %8llu B, bundle %8llu B, %llu families, %zu failures\n",
                 name, wall, n / wall, static_cast<unsigned long long>(built->specializations),
                 static_cast<unsigned long long>(built->exact_modules), static_cast<unsigned long long>(built->write.modules),
                 static_cast<unsigned long long>(built->write.raw_module_bytes),
-                static_cast<unsigned long long>(built->write.bundle_bytes), built->failures.size());
+                static_cast<unsigned long long>(built->write.bundle_bytes),
+                static_cast<unsigned long long>(built->families), built->failures.size());
     if (!specialize) {
       // Without dedupe after folding: one module per exact key, its own bytes.
       auto plan = plan::compile_drawn_modules(reader, census, model, o.threads);
@@ -243,7 +248,21 @@ int run(const Options& o) {
     for (size_t p = 0; p < 2; ++p) {
       const Program& program = kPrograms[p];
       auto generic_reflection = compile::reflect_spirv(generated[p].generic);
-      std::vector<double> create[2], first_use[2], fill[2];
+      // The family's fallback module (its pipeline's vertex stage comes first in the packet).
+      auto vertex = compile::glsl_to_spirv(compile::ShaderStage::vertex, slurp(dir / "shaders" / program.vertex));
+      if (!vertex) return 4;
+      sbk_specconst_module vertex_scan;
+      sbk_specconst_scan_module(vertex->data(), vertex->size(), 1, &vertex_scan);
+      const sbk_specconst_module* scans[] = {&vertex_scan, &generated[p].scan};
+      specconst::PacketPlacement placement{sbk_specconst_packet_binding(scans, 2), sbk_specconst_packet_words(&vertex_scan)};
+      auto fallback_words = specconst::uniform_fallback_module(generated[p].generic, generated[p].scan, placement);
+      if (!fallback_words) return 4;
+      auto fallback = compile::compile_spirv(compile::ShaderStage::fragment, *fallback_words);
+      if (!fallback) {
+        std::fprintf(stderr, "error: %s\n", fallback.error().to_string().c_str());
+        return 4;
+      }
+      std::vector<double> create[3], first_use[3], fill[3];
       for (int i = 0; i < o.device_value_sets && i < o.value_sets; ++i) {
         const auto values = specconst::specialization_values(generated[p].sets[i]);
         auto frozen = compile::compile_spirv(compile::ShaderStage::fragment, generated[p].generic, values);
@@ -251,16 +270,30 @@ int run(const Options& o) {
           std::fprintf(stderr, "error: a value set does not compile\n");
           return 4;
         }
-        for (int route = 0; route < 2; ++route) {
-          auto spec = route == 0 ? specconst::fragment_pipeline(frozen->spirv, frozen->reflection)
-                                 : specconst::fragment_pipeline(generated[p].generic, *generic_reflection);
+        const vulkan::StageSpecialization stage_values = specconst::stage_specialization(values);
+        for (int route = 0; route < 3; ++route) {
+          auto spec = route == 0   ? specconst::fragment_pipeline(frozen->spirv, frozen->reflection)
+                      : route == 1 ? specconst::fragment_pipeline(generated[p].generic, *generic_reflection)
+                                   : specconst::fragment_pipeline(fallback->spirv, fallback->reflection);
           if (!spec) return 4;
-          if (route == 1) spec->fragment_specialization = specconst::stage_specialization(values);
+          if (route == 1) spec->fragment_specialization = stage_values;
           vulkan::DrawCase draw;
           for (size_t a = 0; a < spec->attribute_locations.size(); ++a) draw.attributes.push_back({0.3f, 0.6f, 0.5f, 4.0f});
           for (uint32_t t = 0; t < (p == 0 ? 2u : 1u); ++t)
             draw.textures.push_back({t, vulkan::SamplerDim::dim2d, {200, 120, 60, 255}, 1, 1, 1, {}});
           if (p == 0) draw.uniforms.push_back({2, std::vector<uint8_t>(288, 0x3e)});
+          if (route == 2) {
+            std::vector<sbk_specconst_map_entry> map;
+            for (const auto& e : stage_values.entries) map.push_back({e.constant_id, e.offset, e.size});
+            const sbk_specconst_values header[] = {
+                {0, nullptr, 0, nullptr},
+                {static_cast<uint32_t>(map.size()), map.data(), stage_values.data.size(), stage_values.data.data()}};
+            std::vector<uint8_t> packet(SBK_SPECCONST_PACKET_MAX_SIZE);
+            size_t size = 0;
+            if (sbk_specconst_encode_packet(scans, header, 2, packet.data(), packet.size(), &size) != SBK_OK) return 4;
+            packet.resize(size);
+            draw.uniforms.push_back({placement.binding, std::move(packet)});
+          }
           auto timing = (*executor)->time_fill(*spec, draw, 512, 512, o.fill_repeats);
           if (!timing) {
             std::fprintf(stderr, "error: %s\n", timing.error().to_string().c_str());
@@ -272,8 +305,8 @@ int run(const Options& o) {
         }
       }
       nlohmann::ordered_json d;
-      for (int route = 0; route < 2; ++route) {
-        const char* name = route ? "specialized" : "frozen";
+      for (int route = 0; route < 3; ++route) {
+        const char* name = route == 0 ? "frozen" : route == 1 ? "specialized" : "fallback";
         d[name] = {{"pipeline_create_median_ms", median(create[route])},
                    {"first_use_median_ms", median(first_use[route])},
                    {"fill_median_ms", median(fill[route])}};
@@ -284,6 +317,9 @@ int run(const Options& o) {
       auto ratio = [](const std::vector<double>& a, const std::vector<double>& b) { return median(a) / std::max(1e-9, median(b)); };
       std::printf("  %-14s specialized/frozen: creation %.2fx, first use %.2fx, fill %.2fx\n", program.shader.file,
                   ratio(create[1], create[0]), ratio(first_use[1], first_use[0]), ratio(fill[1], fill[0]));
+      std::printf("  %-14s fallback/frozen: creation %.2fx (once per family), first use %.2fx, fill %.2fx\n",
+                  program.shader.file, ratio(create[2], create[0]), ratio(first_use[2], first_use[0]),
+                  ratio(fill[2], fill[0]));
       out["device"][program.shader.file] = d;
     }
   }

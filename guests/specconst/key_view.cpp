@@ -62,8 +62,12 @@ Result<std::vector<KeyModule>> read_key(std::span<const uint8_t> key, uint8_t ki
       c.id = static_cast<uint32_t>(r.get(4));
       c.type = static_cast<uint8_t>(r.get(1));
       c.width = static_cast<uint8_t>(r.get(1));
-      if (r.get(2) != 0) return not_a_key(kind_name, "a reserved field is set");
+      c.fixed_by = static_cast<uint8_t>(r.get(1));
+      const uint64_t at_default = r.get(1);
       c.bits = r.get(8);
+      if (c.fixed_by >= SBK_SPECCONST_REASON_COUNT || at_default > 1)
+        return not_a_key(kind_name, "constant " + std::to_string(c.id) + " has an impossible admission field");
+      c.at_default = at_default == 1;
       if (c.type > SBK_SPECCONST_FLOAT || (c.width != 32 && c.width != 64) ||
           (c.type == SBK_SPECCONST_BOOL && (c.width != 32 || c.bits > 1)) || (c.width == 32 && (c.bits >> 32) != 0))
         return not_a_key(kind_name, "constant " + std::to_string(c.id) + " has an impossible type, width or value");

@@ -20,6 +20,8 @@ struct KeyModule {
     uint8_t type = 0;   // sbk_specconst_type
     uint8_t width = 32;
     uint64_t bits = 0;  // a 32-bit value in the low half
+    uint8_t fixed_by = 0;     // sbk_specconst_reason: why the fallback packet cannot carry it (0: it can)
+    bool at_default = false;  // the value is the module's default
   };
   uint32_t stage = 0;  // VkShaderStageFlagBits
   std::array<uint8_t, 16> hash{};

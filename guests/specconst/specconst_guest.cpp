@@ -3,6 +3,7 @@
 
 #include "guests/specconst/key_view.hpp"
 #include "guests/specconst/program_json.hpp"
+#include "guests/specconst/uniform_fallback.hpp"
 
 namespace shaderbake::specconst {
 
@@ -15,8 +16,48 @@ Error unknown_module(const KeyModule& m) {
                {}};
 }
 
-Error no_fallback_shader() {
-  return Error{ErrorKind::internal, "no_fallback_route", "the specconst guest has no fallback shader yet", {}};
+constexpr uint32_t kVertex = 0x1;
+constexpr uint32_t kCompute = 0x20;
+
+// The scans of a key's modules, as the library holds them.
+Result<std::vector<std::shared_ptr<const LoadedShader>>> shaders_of(const ShaderLibrary& library,
+                                                                   const std::vector<KeyModule>& modules) {
+  std::vector<std::shared_ptr<const LoadedShader>> out;
+  for (const KeyModule& m : modules) {
+    auto shader = library.find(m.stage, m.hash);
+    if (!shader) return unknown_module(m);
+    out.push_back(std::move(shader));
+  }
+  return out;
+}
+
+// The family's generic module of stage `index` of its modules (uniform_fallback_module), as a compile job.
+Result<compile::CompileJob> fallback_job(const ShaderLibrary& library, std::span<const uint8_t> family_key, size_t index,
+                                         const std::string& emitter_id) {
+  auto modules = read_family_key(family_key);
+  if (!modules) return std::move(modules).error();
+  if (index >= modules->size())
+    return Error{ErrorKind::internal, "not_a_graphics_key", "a compute program has no vertex stage", {}};
+  auto shaders = shaders_of(library, *modules);
+  if (!shaders) return std::move(shaders).error();
+  const sbk_specconst_module* scans[SBK_SPECCONST_MAX_STAGES];
+  for (size_t s = 0; s < shaders->size(); ++s) scans[s] = &(*shaders)[s]->scan;
+  PacketPlacement placement;
+  placement.binding = sbk_specconst_packet_binding(scans, static_cast<uint32_t>(shaders->size()));
+  for (size_t s = 0; s < index; ++s) placement.first_word += sbk_specconst_packet_words(scans[s]);
+  const LoadedShader& shader = *(*shaders)[index];
+  auto words = uniform_fallback_module(shader.words, shader.scan, placement);
+  if (!words) return std::move(words).error();
+  compile::CompileJob job;
+  job.stage = shader.stage;
+  job.language = compile::SourceLanguage::spirv;
+  job.source.assign(reinterpret_cast<const char*>(words->data()), words->size() * 4);
+  job.emitter_id = emitter_id;
+  return job;
+}
+
+std::string stage_name(uint32_t stage) {
+  return stage == kVertex ? "vertex" : stage == kCompute ? "compute" : "fragment";
 }
 
 }  // namespace
@@ -45,7 +86,10 @@ Result<ProgramKeys> SpecconstGuest::decode_program(const json::FieldText& text) 
   keys.family_key.resize(SBK_SPECCONST_FAMILY_KEY_SIZE(count));
   if (sbk_specconst_encode_family_key(modules, count, keys.family_key.data(), keys.family_key.size(), &size) != SBK_OK)
     return Error{ErrorKind::internal, "invalid_values", "the program's modules do not encode as a family key", {}};
-  keys.rejection = std::string(kNoFallbackRoute);
+  sbk_specconst_admission admission;
+  if (sbk_specconst_admit_key(keys.exact_key.data(), keys.exact_key.size(), &admission) != SBK_OK)
+    return Error{ErrorKind::internal, "invalid_values", "the program's exact key does not read back", {}};
+  keys.rejection = rejection_name(admission.reason);
   keys.compute = count == 1;
   return keys;
 }
@@ -77,12 +121,15 @@ Result<compile::CompileJob> SpecconstGuest::exact_shader(std::span<const uint8_t
 }
 
 Result<compile::CompileJob> SpecconstGuest::fallback_shader(std::span<const uint8_t> family_key) const {
-  if (Status s = check_family_key(family_key); !s) return std::move(s).error();
-  return no_fallback_shader();
+  auto modules = read_family_key(family_key);
+  if (!modules) return std::move(modules).error();
+  return fallback_job(library_, family_key, modules->size() - 1, fallback_emitter_id());
 }
 
 Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state&,
                                                           const compile::Reflection&) const {
+  if (shader_key.size() >= 2 && shader_key[1] == SBK_KEY_KIND_FAMILY)
+    return fallback_job(library_, shader_key, 0, fallback_emitter_id());
   auto modules = read_exact_key(shader_key);
   if (!modules) return std::move(modules).error();
   if (modules->size() != 2)
@@ -102,27 +149,49 @@ Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_
 Result<compile::CompileJob> SpecconstGuest::dynamic_vertex_shader(std::span<const uint8_t> family_key,
                                                                   const compile::Reflection&) const {
   if (Status s = check_family_key(family_key); !s) return std::move(s).error();
-  return no_fallback_shader();
+  return Error{ErrorKind::internal, "no_dynamic_fallback",
+               "the specconst guest has no dynamic-state fallback pipelines (its programs bring their vertex stage)", {}};
 }
 
 uint32_t SpecconstGuest::rejection_code(std::string_view reason) const {
-  if (reason.empty()) return 0;
-  if (reason == kNoFallbackRoute) return 1;
+  if (reason.empty()) return SBK_SPECCONST_ADMITTED;
+  for (uint32_t code = 1; code < SBK_SPECCONST_REASON_COUNT; ++code)
+    if (reason == sbk_specconst_reason_name(code)) return code;
   return UINT32_MAX;
 }
 
 std::string SpecconstGuest::rejection_name(uint32_t code) const {
-  if (code == 0) return {};
-  if (code == 1) return std::string(kNoFallbackRoute);
+  if (code == SBK_SPECCONST_ADMITTED) return {};
+  if (const char* name = sbk_specconst_reason_name(code)) return name;
   return "unknown_" + std::to_string(code);
 }
 
 Result<ExactKeyView> SpecconstGuest::describe_exact_key(std::span<const uint8_t> exact_key) const {
   auto modules = read_exact_key(exact_key);
   if (!modules) return std::move(modules).error();
+  sbk_specconst_admission admission;
+  if (sbk_specconst_admit_key(exact_key.data(), exact_key.size(), &admission) != SBK_OK)
+    return Error{ErrorKind::bad_input, "not_a_guest_key", "the key's admission fields do not read", {}};
   ExactKeyView view;
   view.program = program_json(*modules);
-  view.admission = rejection_code(kNoFallbackRoute);
+  view.admission = admission.reason;
+  if (admission.reason != SBK_SPECCONST_ADMITTED) {
+    view.admission_where = stage_name(admission.stage) + " constant_id " + std::to_string(admission.constant_id);
+    return view;
+  }
+  // The family: the key's modules without values.
+  std::vector<sbk_specconst_module> family(modules->size());
+  const sbk_specconst_module* pointers[SBK_SPECCONST_MAX_STAGES];
+  for (size_t s = 0; s < modules->size(); ++s) {
+    family[s].stage = (*modules)[s].stage;
+    std::copy((*modules)[s].hash.begin(), (*modules)[s].hash.end(), family[s].hash);
+    pointers[s] = &family[s];
+  }
+  view.family_key.resize(SBK_SPECCONST_FAMILY_KEY_SIZE(modules->size()));
+  size_t size = 0;
+  if (sbk_specconst_encode_family_key(pointers, static_cast<uint32_t>(modules->size()), view.family_key.data(),
+                                      view.family_key.size(), &size) != SBK_OK)
+    return Error{ErrorKind::internal, "not_a_guest_key", "the key's modules do not encode as a family key", {}};
   return view;
 }
 

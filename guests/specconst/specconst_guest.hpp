@@ -10,7 +10,9 @@ namespace shaderbake::specconst {
 // The specconst guest model: a program is a pipeline's modules (a compute shader, or a vertex and a fragment
 // shader, each a GLSL or SPIR-V file a trace names) with the values of their specialization constants. Its
 // exact route is each module with the values frozen into it (spirv-opt), so value sets that fold to the same
-// SPIR-V share one module.
+// SPIR-V share one module. Its fallback family is the modules without values: their generic variants read the
+// constants from a uniform block (uniform_fallback.hpp), and admission keeps off it every value set that gives
+// a constant the block cannot carry (an array size, a workgroup size, ...) a value other than its default.
 //
 // The shaders a read names are kept in the model (a ShaderLibrary, by content): the keys name modules by hash,
 // so a build compiles what the traces it read named. A model is shared by the commands of one process.
@@ -28,6 +30,7 @@ class SpecconstGuest : public GuestModel {
   std::string fallback_emitter_id() const override { return "specconst-uniform/1"; }
   Result<compile::CompileJob> vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state& host,
                                             const compile::Reflection& fragment) const override;
+  bool dynamic_fallbacks() const override { return false; }
   Result<compile::CompileJob> dynamic_vertex_shader(std::span<const uint8_t> family_key,
                                                     const compile::Reflection& fragment) const override;
   VertexAttributeDefaults vertex_attribute_defaults() const override { return {}; }
@@ -36,9 +39,6 @@ class SpecconstGuest : public GuestModel {
   std::string rejection_name(uint32_t code) const override;
   Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const override;
   Status check_family_key(std::span<const uint8_t> family_key) const override;
-
-  // Admission's reason for every program until the uniform-driven fallback exists: no family serves any.
-  static constexpr std::string_view kNoFallbackRoute = "no_fallback_route";
 
  private:
   mutable ShaderLibrary library_;

@@ -88,6 +88,22 @@ Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv)
   return out;
 }
 
+Result<std::vector<uint32_t>> inline_all_calls(const std::vector<uint32_t>& spirv) {
+  std::string log;
+  spvtools::Optimizer optimizer(kEnv);
+  optimizer.SetMessageConsumer(collect_into(&log));
+  // A function with a return before its end is inlined only after merge-return gives it one exit.
+  optimizer.RegisterPass(spvtools::CreateMergeReturnPass())
+      .RegisterPass(spvtools::CreateInlineExhaustivePass())
+      .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
+  spvtools::OptimizerOptions options;
+  options.set_run_validator(false);
+  std::vector<uint32_t> out;
+  if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
+    return tools_error("spirv_optimizer_error", "spirv-opt: " + log);
+  return out;
+}
+
 namespace {
 
 constexpr uint32_t kOpTypeBool = 20;

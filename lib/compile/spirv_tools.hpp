@@ -18,6 +18,11 @@ Status validate_spirv(const std::vector<uint32_t>& spirv);
 // input unchanged); the built-in re-validation is off because the chain validates before and after.
 Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv);
 
+// Every function call inlined into the entry points and the functions left uncalled removed (spirv-opt's
+// merge-return, exhaustive inlining, then dead-function elimination): a module whose code is all in its entry
+// point's function.
+Result<std::vector<uint32_t>> inline_all_calls(const std::vector<uint32_t>& spirv);
+
 // The module as a pipeline created with exactly `values` (in any order) sees it, made plain SPIR-V by spirv-opt:
 // set-spec-constant-default-value (bit patterns), then freeze-spec-constant-value (every OpSpecConstant,
 // OpSpecConstantTrue and OpSpecConstantFalse becomes the matching OpConstant*, its SpecId decoration removed;

@@ -125,6 +125,10 @@ class GuestModel {
   // whose programs bring their own vertex stage names it through the key.
   virtual Result<compile::CompileJob> vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state& host,
                                                     const compile::Reflection& fragment) const = 0;
+  // Whether a family has dynamic-state fallback pipelines (one per attachment signature, the host's vertex
+  // layout and fixed-function state set at draw time). A guest whose programs bring their own vertex stage has
+  // none: that stage reads what its program reads, not the guest's location mask with defaults.
+  virtual bool dynamic_fallbacks() const { return true; }
   // The vertex shader of a family's dynamic-state fallback pipeline: reads every location of
   // vertex_attribute_defaults().location_mask and writes what `fragment` reads, so one module serves any vertex
   // layout the host sets at draw time (absent locations are fed their defaults).

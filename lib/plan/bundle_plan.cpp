@@ -212,10 +212,11 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     size_t vertex_job;
   };
   std::vector<PendingDynamic> pending_dynamic;
-  for (uint32_t family : census.drawn_families()) {
+  for (uint32_t family : model.dynamic_fallbacks() ? census.drawn_families() : std::vector<uint32_t>{}) {
     const auto key = reader.family_keys().bytes(family);
     const PlannedModule* m = family_modules.at(as_key(key));
     if (!m->module) continue;  // its ubershader failed: reported above
+    if (m->module->stage == compile::ShaderStage::compute) continue;  // no vertex input to make dynamic
     auto job = model.dynamic_vertex_shader(key, m->module->reflection);
     if (!job) {
       out.failures.push_back(dynamic_fallback_failure(key, std::move(job).error()));

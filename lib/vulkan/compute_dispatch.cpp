@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Executor::run_compute: one compute dispatch over host-visible storage buffers, read back whole.
+// Executor::run_compute: one compute dispatch over host-visible storage (read back whole) and uniform buffers.
 #include <algorithm>
 #include <cstring>
 
@@ -26,6 +26,11 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
   for (size_t b = 0; b < spec.storage_buffers.size(); ++b)
     if (spec.storage_buffers[b].empty() || spec.storage_buffers[b].size() % 4 != 0)
       return spec_error("storage buffer " + std::to_string(b) + " of " + std::to_string(spec.storage_buffers[b].size()) + " bytes");
+  for (const UniformBinding& u : spec.uniforms)
+    if (u.bytes.empty() || u.binding < spec.storage_buffers.size() ||
+        std::count_if(spec.uniforms.begin(), spec.uniforms.end(), [&](const UniformBinding& v) { return v.binding == u.binding; }) != 1)
+      return spec_error("uniform buffer at binding " + std::to_string(u.binding) + " of " + std::to_string(u.bytes.size()) +
+                        " bytes (empty, or its binding taken)");
   for (int i = 0; i < 3; ++i)
     if (spec.groups[i] == 0 || spec.groups[i] > ctx.limits().maxComputeWorkGroupCount[i])
       return spec_error("workgroup count " + std::to_string(spec.groups[i]) + " in dimension " + std::to_string(i));
@@ -46,6 +51,8 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (uint32_t b = 0; b < spec.storage_buffers.size(); ++b)
     bindings.push_back({b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  for (const UniformBinding& u : spec.uniforms)
+    bindings.push_back({u.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = static_cast<uint32_t>(bindings.size());
   set_info.pBindings = bindings.data();
@@ -87,11 +94,20 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
     std::memcpy(buffer->mapped, initial.data(), initial.size());
     buffers.push_back(std::move(*buffer));
   }
-  const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<uint32_t>(1, static_cast<uint32_t>(buffers.size()))};
+  std::vector<HostBuffer> uniform_buffers;
+  for (const UniformBinding& u : spec.uniforms) {
+    auto buffer = ctx.create_host_buffer(u.bytes.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true);
+    if (!buffer) return std::move(buffer).error();
+    std::memcpy(buffer->mapped, u.bytes.data(), u.bytes.size());
+    uniform_buffers.push_back(std::move(*buffer));
+  }
+  const VkDescriptorPoolSize pool_sizes[] = {
+      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<uint32_t>(1, static_cast<uint32_t>(buffers.size()))},
+      {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, std::max<uint32_t>(1, static_cast<uint32_t>(uniform_buffers.size()))}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &pool_size;
+  pool_info.poolSizeCount = 2;
+  pool_info.pPoolSizes = pool_sizes;
   auto pool = create_object<VkDescriptorPool>(device, "vkCreateDescriptorPool", vkCreateDescriptorPool, pool_info,
                                               vkDestroyDescriptorPool);
   if (!pool) return std::move(pool).error();
@@ -104,13 +120,15 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
     return vk_call_error("vkAllocateDescriptorSets", r);
   std::vector<VkDescriptorBufferInfo> infos;
   for (const HostBuffer& b : buffers) infos.push_back({b.buffer.get(), 0, VK_WHOLE_SIZE});
+  for (const HostBuffer& b : uniform_buffers) infos.push_back({b.buffer.get(), 0, VK_WHOLE_SIZE});
   std::vector<VkWriteDescriptorSet> writes;
   for (uint32_t b = 0; b < infos.size(); ++b) {
+    const bool storage = b < buffers.size();
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstSet = set;
-    w.dstBinding = b;
+    w.dstBinding = storage ? b : spec.uniforms[b - buffers.size()].binding;
     w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.descriptorType = storage ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
     w.pBufferInfo = &infos[b];
     writes.push_back(w);
   }

@@ -82,12 +82,13 @@ struct PipelineSpec {
 
 // One compute dispatch (Executor::run_compute): a compute module (entry point "main") with its
 // specialization values, storage buffers at bindings 0..N-1 of descriptor set 0 (each one's initial contents:
-// a non-empty multiple of 4 bytes), push constants (a multiple of 4 bytes, at most 128; empty for none) and the
-// workgroup counts.
+// a non-empty multiple of 4 bytes), uniform buffers at other bindings of set 0 (non-empty, read only), push
+// constants (a multiple of 4 bytes, at most 128; empty for none) and the workgroup counts.
 struct ComputeSpec {
   std::vector<uint32_t> spirv;
   StageSpecialization specialization;
   std::vector<std::vector<uint8_t>> storage_buffers;
+  std::vector<UniformBinding> uniforms;
   std::vector<uint8_t> push_constants;
   std::array<uint32_t, 3> groups{1, 1, 1};
 };

@@ -211,7 +211,8 @@ class PatchableBundle {
 //   report-unsealed                 a byte of the REPORT section flipped, its checksum left as it was
 //   meta-not-json                   META is "not json"
 //   trailing-bytes                  8 zero bytes after the last section, the header's file size counting them
-//   guest-2                         the header's guest model is 2 (not nv2a): a valid bundle of another guest
+//   guest-unknown                   the header's guest model is 240, which no model has: a valid bundle of a
+//                                   guest this build does not know
 //   key-schema-next                 the header's key schema plus one: a valid bundle of a key schema its
 //                                   guest model does not speak yet
 // Router data (bundles with DYNAMIC_FALLBACKS and PREWARM):
@@ -319,8 +320,8 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
   } else if (name == "meta-not-json") {
     const std::string text = "not json";
     b.replace_section(SBK_SECTION_META, {text.begin(), text.end()});
-  } else if (name == "guest-2") {
-    b.bytes[48] = 2;
+  } else if (name == "guest-unknown") {
+    b.bytes[48] = 240;
   } else if (name == "key-schema-next") {
     b.bytes[50] = static_cast<uint8_t>(b.bytes[50] + 1);
   } else {

@@ -85,10 +85,10 @@ for input in text truncated; do
   check "verify --json on a $input file prints a JSON error object" json_error_object "$tmp/out.json" 3
 done
 
-# ---- a valid bundle of another guest model or key schema: refused by name, exit 3, in every command (the
-# loader opens any guest's bundle; the tool then runs the nv2a guest's check, sbk_nv2a_check_bundle) ----
+# ---- a valid bundle of an unknown guest model or key schema: refused by name, exit 3, in every command (the
+# loader opens any guest's bundle; each command takes the model its header names, and none speaks these) ----
 refusal="unsupported bundle version, guest model or key schema"
-for name in guest-2 key-schema-next; do
+for name in guest-unknown key-schema-next; do
   make "$name"
   for command in "verify" "inspect" "inspect --list" "report rejections" "report coverage --traces $trace" "warm"; do
     # shellcheck disable=SC2086

@@ -88,12 +88,29 @@ check "with the module hashes and values" \
 
 "$bin" report rejections --json "$tmp/a.sbk" >"$tmp/rejections.json"
 check "report rejections exits 0" test $? -eq 0
-check "every key is off the fallback route until it exists" \
-  test "$(json_field "$tmp/rejections.json" "d['rejected_keys']")" = 6
+check "admission keeps one key off the fallback route: the kernel's workgroup width is not its default" \
+  test "$(json_field "$tmp/rejections.json" "[(r['reason'], r['keys']) for r in d['reasons']]")" = "[('workgroup_size', 1)]"
+check "two families, each with its fallback pipeline" \
+  test "$(json_field "$tmp/build.json" "(d['families'], d['fallback_pipelines'])")" = "(2, 2)"
 "$bin" report coverage --json "$tmp/a.sbk" >"$tmp/coverage.json" 2>/dev/null
 check "report coverage exits 0" test $? -eq 0
 check "the bundle serves every first use of its own trace exactly" \
   test "$(json_field "$tmp/coverage.json" "d['first_uses']['covered_percent']")" = 100.0
+
+# Value sets nobody captured: the families' generic pipelines serve those of the graphics programs; the kernel
+# at another workgroup width is rejected by name.
+{
+  echo '{"type":"capture","format":"shaderbake-trace/2","guest":"specconst","title":"new value sets"}'
+  echo "{\"type\":\"draw\",\"frame\":1,\"draw\":0,\"program\":$(lit '"1":0.2' '"0":1,"3":16,"4":2'),\"host\":$host}"
+  echo "{\"type\":\"draw\",\"frame\":1,\"draw\":1,\"program\":$(tone '"3":2.5'),\"host\":$post}"
+  echo '{"type":"draw","frame":1,"draw":2,"program":{"compute":{"shader":"shaders/blur.comp","constants":{"0":32,"1":5}}}}'
+} >"$tmp/session/novel.jsonl"
+"$bin" report coverage --json --traces "$tmp/session/novel.jsonl" "$tmp/a.sbk" >"$tmp/novel.json" 2>"$tmp/novel.err"
+check "report coverage of new value sets exits 0" test $? -eq 0
+check "the graphics value sets take the fallback route" \
+  test "$(json_field "$tmp/novel.json" "d['first_uses']['fallback']")" = 2
+check "the kernel at another width is rejected by name" \
+  test "$(json_field "$tmp/novel.json" "d['first_uses']['uncovered_by_reason']")" = "{'rejected:workgroup_size': 1}"
 
 # The trace and its shaders moved elsewhere: the same keys, the same bundle (nothing depends on where).
 mv "$tmp/session" "$tmp/moved"
