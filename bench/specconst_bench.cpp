@@ -270,7 +270,7 @@ int run(const Options& o) {
           std::fprintf(stderr, "error: a value set does not compile\n");
           return 4;
         }
-        const vulkan::StageSpecialization stage_values = specconst::stage_specialization(values);
+        const vulkan::StageSpecialization stage_values = compile::specialization_data(values);
         for (int route = 0; route < 3; ++route) {
           auto spec = route == 0   ? specconst::fragment_pipeline(frozen->spirv, frozen->reflection)
                       : route == 1 ? specconst::fragment_pipeline(generated[p].generic, *generic_reflection)

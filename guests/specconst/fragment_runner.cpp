@@ -26,16 +26,4 @@ Result<vulkan::PipelineSpec> fragment_pipeline(std::vector<uint32_t> fragment_sp
   return spec;
 }
 
-vulkan::StageSpecialization stage_specialization(const std::vector<compile::SpecializationValue>& values) {
-  vulkan::StageSpecialization out;
-  std::vector<compile::SpecializationValue> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  for (const compile::SpecializationValue& v : sorted) {
-    out.entries.push_back({v.constant_id, static_cast<uint32_t>(out.data.size()), static_cast<uint32_t>(4 * v.words.size())});
-    for (uint32_t word : v.words)
-      for (int b = 0; b < 4; ++b) out.data.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  }
-  return out;
-}
-
 }  // namespace shaderbake::specconst

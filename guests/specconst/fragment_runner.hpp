@@ -17,7 +17,4 @@ namespace shaderbake::specconst {
 // The executor's cases then give one attribute per entry of spec.attribute_locations, in order.
 Result<vulkan::PipelineSpec> fragment_pipeline(std::vector<uint32_t> fragment_spirv, const compile::Reflection& fragment);
 
-// The VkSpecializationInfo contents of `values` (ascending ids, each value's words little-endian).
-vulkan::StageSpecialization stage_specialization(const std::vector<compile::SpecializationValue>& values);
-
 }  // namespace shaderbake::specconst

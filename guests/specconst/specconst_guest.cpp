@@ -195,6 +195,15 @@ Result<ExactKeyView> SpecconstGuest::describe_exact_key(std::span<const uint8_t>
   return view;
 }
 
+Result<std::vector<std::vector<compile::SpecializationValue>>> SpecconstGuest::key_specialization(
+    std::span<const uint8_t> exact_key) const {
+  auto modules = read_exact_key(exact_key);
+  if (!modules) return std::move(modules).error();
+  std::vector<std::vector<compile::SpecializationValue>> out;
+  for (const KeyModule& m : *modules) out.push_back(specialization_of(m));
+  return out;
+}
+
 Status SpecconstGuest::check_family_key(std::span<const uint8_t> family_key) const {
   auto modules = read_family_key(family_key);
   if (!modules) return std::move(modules).error();

@@ -39,6 +39,8 @@ class SpecconstGuest : public GuestModel {
   std::string rejection_name(uint32_t code) const override;
   Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const override;
   Status check_family_key(std::span<const uint8_t> family_key) const override;
+  Result<std::vector<std::vector<compile::SpecializationValue>>> key_specialization(
+      std::span<const uint8_t> exact_key) const override;
 
  private:
   mutable ShaderLibrary library_;

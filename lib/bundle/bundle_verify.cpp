@@ -797,6 +797,67 @@ VerifyCheck check_specializations(const sbk_bundle& b, const GuestModel& guest) 
   return out;
 }
 
+// ---- specialization data ----
+
+// A stored block as the values it hands a driver.
+compile::SpecializationData data_of(const sbk_specialization_block& block) {
+  compile::SpecializationData out;
+  for (uint32_t m = 0; m < block.map_count; ++m) {
+    const uint8_t* e = block.map + 12u * m;
+    out.entries.push_back({load_u32_le(e), load_u32_le(e + 4), load_u32_le(e + 8)});
+  }
+  if (block.data_size) out.data.assign(block.data, block.data + block.data_size);
+  return out;
+}
+
+// Each exact pipeline's stored values (build --specialize) are the ones its key gives (GuestModel::
+// key_specialization), laid out as shaderbake lays values out; a fallback pipeline stores none, a compute
+// pipeline none for a vertex stage.
+VerifyCheck check_specialization_data(const sbk_bundle& b, const GuestModel& guest) {
+  VerifyCheck out{"specialization_data", 0, {}};
+  uint64_t section_size = 0;
+  if (!sbk_bundle_section(&b, SBK_SECTION_SPECIALIZATION_DATA, &section_size)) return out;
+  for (const sbk_entry& entry : readable_entries(b)) {
+    if (entry.kind != SBK_KEY_KIND_PIPELINE && entry.kind != SBK_KEY_KIND_COMPUTE_PIPELINE) continue;
+    sbk_specialization stored;
+    const sbk_result r = sbk_bundle_specialization(&b, entry.index, &stored);
+    if (r == SBK_NOT_FOUND) continue;
+    ++out.checked;
+    const std::string name = entry_name(b, entry);
+    if (r != SBK_OK) {
+      out.failures.push_back(name + ": its specialization data does not read (" + sbk_result_name(r) + ")");
+      continue;
+    }
+    if (entry.route != SBK_ROUTE_EXACT) {
+      out.failures.push_back(name + ": a fallback pipeline carries specialization data (a family's modules take none)");
+      continue;
+    }
+    const std::vector<uint8_t> key = entry_key(b, entry);
+    const size_t length = key.size() >= 6 ? load_u16_le(key.data() + 4) : 0;
+    if (key.size() < 6 + length) {
+      out.failures.push_back(name + ": its key does not hold a shader key");
+      continue;
+    }
+    auto given = guest.key_specialization(std::span<const uint8_t>(key).subspan(6, length));
+    if (!given) {
+      out.failures.push_back(name + ": " + given.error().message);
+      continue;
+    }
+    // The stages a pipeline of this kind stores: vertex and fragment, or (compute) an empty vertex block.
+    std::vector<compile::SpecializationData> want;
+    for (const auto& values : *given) want.push_back(compile::specialization_data(values));
+    const bool compute = entry.kind == SBK_KEY_KIND_COMPUTE_PIPELINE;
+    if (compute) want.insert(want.begin(), compile::SpecializationData{});
+    want.resize(2);
+    const compile::SpecializationData got[2] = {data_of(stored.vertex), data_of(stored.shader)};
+    for (int s = 0; s < 2; ++s)
+      if (!(got[s] == want[s]))
+        out.failures.push_back(name + ": the values stored for its " + (s == 0 ? "vertex" : compute ? "compute" : "fragment") +
+                               " stage are not the ones its key gives");
+  }
+  return out;
+}
+
 // ---- driver caches ----
 
 std::vector<VerifyCheck> check_driver_caches(const sbk_bundle& b) {
@@ -859,6 +920,7 @@ std::vector<VerifyCheck> verify_bundle(const sbk_bundle& b, const GuestModel& gu
   checks.push_back(check_layouts(b));
   for (VerifyCheck& c : check_modules_and_recipes(b, ModuleScope::every_module)) checks.push_back(std::move(c));
   checks.push_back(check_specializations(b, guest));
+  if (VerifyCheck c = check_specialization_data(b, guest); c.checked > 0) checks.push_back(std::move(c));
   for (VerifyCheck& c : check_driver_caches(b)) checks.push_back(std::move(c));
   for (VerifyCheck& c : check_prewarm(b)) checks.push_back(std::move(c));
   checks.push_back(check_metadata(b));

@@ -481,15 +481,15 @@ Result<std::map<uint32_t, std::vector<uint8_t>>> BundleBuilder::specialization_s
     if (it == position.end() ||
         (entries[it->second]->kind != SBK_KEY_KIND_PIPELINE && entries[it->second]->kind != SBK_KEY_KIND_COMPUTE_PIPELINE))
       return error("specialization data for " + name + ", which is no pipeline of the bundle");
-    if (entries[it->second]->kind == SBK_KEY_KIND_COMPUTE_PIPELINE && (!s.vertex.map.empty() || !s.vertex.data.empty()))
+    if (entries[it->second]->kind == SBK_KEY_KIND_COMPUTE_PIPELINE && (!s.vertex.entries.empty() || !s.vertex.data.empty()))
       return error("specialization data of compute pipeline " + name + " for a vertex stage");
     ByteWriter w;
     for (const SpecializationStage* stage : {&s.vertex, &s.shader}) {
-      w.u32(static_cast<uint32_t>(stage->map.size()));
+      w.u32(static_cast<uint32_t>(stage->entries.size()));
       w.u32(static_cast<uint32_t>(stage->data.size()));
-      for (size_t m = 0; m < stage->map.size(); ++m) {
-        const auto& e = stage->map[m];
-        if ((m > 0 && e.constant_id <= stage->map[m - 1].constant_id) ||
+      for (size_t m = 0; m < stage->entries.size(); ++m) {
+        const auto& e = stage->entries[m];
+        if ((m > 0 && e.constant_id <= stage->entries[m - 1].constant_id) ||
             (e.size != 1 && e.size != 2 && e.size != 4 && e.size != 8) || e.offset > stage->data.size() ||
             e.size > stage->data.size() - e.offset)
           return error("pipeline " + name + ": a specialization map entry out of order or outside its data");

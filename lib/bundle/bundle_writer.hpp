@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/compile/spirv_module.hpp"
 #include "lib/core/key_hash.hpp"
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
@@ -101,13 +102,7 @@ class BundleBuilder {
   // The VkSpecializationInfo contents of a pipeline added with add_pipeline or add_compute_pipeline
   // (SPECIALIZATION_DATA): per stage, (constant id, offset, size) map entries in ascending constant id and the
   // data they index. A bundle with any has the section.
-  struct SpecializationStage {
-    struct MapEntry {
-      uint32_t constant_id = 0, offset = 0, size = 0;
-    };
-    std::vector<MapEntry> map;
-    std::vector<uint8_t> data;
-  };
+  using SpecializationStage = compile::SpecializationData;
   void set_specialization(std::span<const uint8_t> pipeline_key, SpecializationStage vertex, SpecializationStage shader);
 
   // A dynamic-state fallback recipe (DYNAMIC_FALLBACKS): the pipeline of `family_key`'s family for every host

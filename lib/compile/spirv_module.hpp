@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <string>
@@ -18,6 +19,30 @@ struct SpecializationValue {
   std::vector<uint32_t> words;
   friend auto operator<=>(const SpecializationValue&, const SpecializationValue&) = default;
 };
+
+// One stage's VkSpecializationInfo contents: map entries (constant id, offset, size) and the data they index.
+struct SpecializationData {
+  struct Entry {
+    uint32_t constant_id = 0, offset = 0, size = 0;
+    friend bool operator==(const Entry&, const Entry&) = default;
+  };
+  std::vector<Entry> entries;
+  std::vector<uint8_t> data;
+  friend bool operator==(const SpecializationData&, const SpecializationData&) = default;
+};
+
+// The one layout shaderbake gives values (the bundle's SPECIALIZATION_DATA, the executor's pipelines): each value
+// in ascending constant id (callers give each id once), its words little-endian, packed with no gap.
+inline SpecializationData specialization_data(std::vector<SpecializationValue> values) {
+  std::sort(values.begin(), values.end());
+  SpecializationData out;
+  for (const SpecializationValue& v : values) {
+    out.entries.push_back({v.constant_id, static_cast<uint32_t>(out.data.size()), static_cast<uint32_t>(4 * v.words.size())});
+    for (uint32_t word : v.words)
+      for (int b = 0; b < 4; ++b) out.data.push_back(static_cast<uint8_t>(word >> (8 * b)));
+  }
+  return out;
+}
 
 // What a module asks of the pipeline layout, read back from its SPIR-V (SPIRV-Cross).
 struct Reflection {

@@ -149,6 +149,14 @@ class GuestModel {
   virtual Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const = 0;
   // Checks that bytes are a family key of this model (an error naming what is wrong otherwise).
   virtual Status check_family_key(std::span<const uint8_t> family_key) const = 0;
+  // The specialization values an exact key gives its pipeline's stages (vertex then fragment, or the compute
+  // stage): what `build --specialize` stores with the pipeline, so verify holds the stored data to the key.
+  // Default: a guest whose keys carry no values (every stage empty).
+  virtual Result<std::vector<std::vector<compile::SpecializationValue>>> key_specialization(
+      std::span<const uint8_t> exact_key) const {
+    (void)exact_key;
+    return std::vector<std::vector<compile::SpecializationValue>>{};
+  }
 
   // ---- test vectors (optional) ----
   // Runs one of this guest's vector files (`text`, read from `path`, which names it in locations) on the

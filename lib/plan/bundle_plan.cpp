@@ -67,17 +67,6 @@ sbk_attachment_signature signature_of_order(const SignatureOrder& o) {
   return s;
 }
 
-// A stage's VkSpecializationInfo contents: each value in ascending constant id, its words little-endian.
-bundle::BundleBuilder::SpecializationStage specialization_stage(std::span<const compile::SpecializationValue> values) {
-  bundle::BundleBuilder::SpecializationStage out;
-  for (const compile::SpecializationValue& v : compile::canonical_specialization(values)) {
-    out.map.push_back({v.constant_id, static_cast<uint32_t>(out.data.size()), static_cast<uint32_t>(4 * v.words.size())});
-    for (uint32_t word : v.words)
-      for (int b = 0; b < 4; ++b) out.data.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  }
-  return out;
-}
-
 compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::string_view phase) {
   if (!options.progress) return {};
   return [&options, phase](size_t done, size_t total) { options.progress(phase, done, total); };
@@ -173,7 +162,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
         }
         builder.add_compute_pipeline(key, fragment_ids.at(it->second), *layout);
         if (!it->second->values.empty()) {
-          builder.set_specialization(key, {}, specialization_stage(it->second->values));
+          builder.set_specialization(key, {}, compile::specialization_data(it->second->values));
           ++out.specialized_pipelines;
         }
         ++(exact ? out.exact_pipelines : out.fallback_pipelines);
@@ -245,7 +234,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     }
     builder.add_pipeline(p.key, *vertex_ids[p.vertex_job], fragment_ids.at(p.fragment), *layout);
     if (!p.vertex_values.empty() || !p.fragment->values.empty()) {
-      builder.set_specialization(p.key, specialization_stage(p.vertex_values), specialization_stage(p.fragment->values));
+      builder.set_specialization(p.key, compile::specialization_data(p.vertex_values), compile::specialization_data(p.fragment->values));
       ++out.specialized_pipelines;
     }
     ++(p.exact ? out.exact_pipelines : out.fallback_pipelines);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/compile/spirv_module.hpp"
 #include "lib/core/result.hpp"
 
 namespace shaderbake::vulkan {
@@ -48,17 +49,9 @@ struct DrawCase {
   std::vector<UniformBinding> uniforms;          // descriptor set 0
 };
 
-// The VkSpecializationInfo a pipeline stage is created with: map entries into `data`, as Vulkan takes them.
-// Empty: the stage's module runs with its constants' defaults.
-struct StageSpecialization {
-  struct Entry {
-    uint32_t constant_id = 0;
-    uint32_t offset = 0;
-    uint32_t size = 0;
-  };
-  std::vector<Entry> entries;
-  std::vector<uint8_t> data;
-};
+// The VkSpecializationInfo a pipeline stage is created with: map entries into `data`, as Vulkan takes them
+// (compile::specialization_data lays values out). Empty: the stage's module runs with its constants' defaults.
+using StageSpecialization = compile::SpecializationData;
 
 struct PipelineSpec {
   // Entry point "main". Location 0: vec4 position in clip space (the executor provides it; the shader

@@ -71,8 +71,10 @@ check "build --specialize exits 0" test $? -eq 0
 check "one module per shader: lighting, tonemap and blur" \
   test "$(json_field "$tmp/specialized.json" "d['exact_modules']")" = 3
 check "and as many exact pipelines" test "$(json_field "$tmp/specialized.json" "d['exact_pipelines']")" = 6
-"$bin" verify "$tmp/specialized.sbk" >/dev/null 2>&1
+"$bin" verify --json "$tmp/specialized.sbk" >"$tmp/verify_specialized.json" 2>/dev/null
 check "the specialized bundle verifies" test $? -eq 0
+check "verify holds each pipeline's stored values to its key" \
+  test "$(json_field "$tmp/verify_specialized.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'specialization_data']")" = "[(6, 0)]"
 check "its report counts the pipelines with specialization data" \
   test "$("$bin" inspect --json "$tmp/specialized.sbk" | python3 -c 'import json,sys; print(json.load(sys.stdin)["report"]["specialized_pipelines"])')" = 6
 

@@ -239,7 +239,7 @@ TEST(FrozenRoute, renders_what_the_driver_renders_with_the_same_specialization_v
       ASSERT_TRUE(exact) << exact.error().to_string();
       auto oracle = route_for(*generic, *generic_reflection, cases);
       ASSERT_TRUE(oracle) << oracle.error().to_string();
-      oracle->spec.fragment_specialization = specconst::stage_specialization(specconst::specialization_values(sets[n]));
+      oracle->spec.fragment_specialization = compile::specialization_data(specconst::specialization_values(sets[n]));
       auto got = (*executor)->run(exact->spec, exact->cases);
       ASSERT_TRUE(got) << got.error().to_string();
       auto want = (*executor)->run(oracle->spec, oracle->cases);
@@ -325,8 +325,9 @@ TEST(SpecializedRoute, renders_what_the_frozen_route_renders_from_the_bundles) {
       ASSERT_EQ(sbk_bundle_open_memory(&bundles[specialize], bytes[specialize].data(), bytes[specialize].size()), SBK_OK);
       ASSERT_EQ(sbk_bundle_check_sections(&bundles[specialize]), SBK_OK);
     }
-    // The specialized bundle has one fragment module for every key (and one vertex module).
-    EXPECT_EQ(sbk_bundle_module_count(&bundles[1]), 2u);
+    // The specialized bundle has one fragment module for every key and one vertex module, and the family's two
+    // fallback modules (the same shaders reading their constants from the packet).
+    EXPECT_EQ(sbk_bundle_module_count(&bundles[1]), 4u);
     EXPECT_GT(sbk_bundle_module_count(&bundles[0]), 10u);
 
     const KeyInterner& pipelines = census.pipeline_keys();
@@ -506,7 +507,7 @@ TEST(FrozenRoute, computes_what_the_driver_computes_with_the_same_specialization
     auto got = (*executor)->run_compute(spec);
     ASSERT_TRUE(got) << got.error().to_string();
     spec.spirv = *generic;
-    spec.specialization = specconst::stage_specialization(specconst::specialization_values(sets[n]));
+    spec.specialization = compile::specialization_data(specconst::specialization_values(sets[n]));
     auto want = (*executor)->run_compute(spec);
     ASSERT_TRUE(want) << want.error().to_string();
     std::vector<std::vector<uint8_t>> results = {(*got)[1]};
@@ -608,7 +609,7 @@ TEST(AllRoutes, every_value_set_of_the_sample_session_computes_what_the_driver_c
       ASSERT_NE(it, generic.end()) << "the session names a module that is no sample shader";
       shaders.push_back(&it->second);
       scans.push_back(&it->second.scan);
-      values.push_back(specconst::stage_specialization(specconst::specialization_of(m)));
+      values.push_back(compile::specialization_data(specconst::specialization_of(m)));
     }
     auto job = model.exact_shader(key);
     ASSERT_TRUE(job) << job.error().to_string();
