@@ -41,7 +41,7 @@ if [[ -n $before ]]; then
 fi
 strip .devbin/shaderbake .devbin/route_bench* .devbin/specconst_bench
 for lib in libzstd.so.1 libxxhash.so.0 libsimdjson.so.14 libcrypto.so.3 libstdc++.so.6 libgcc_s.so.1; do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail
   [[ -n $path ]] || { echo "error: $lib is not installed here" >&2; exit 1; }
   cp -L "$path" .devbin/lib/
 done
