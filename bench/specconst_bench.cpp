@@ -11,7 +11,8 @@
 //     pipeline cache) of the frozen module, of the generic module with the values in a VkSpecializationInfo and
 //     of the family's fallback module (the values in its uniform packet; a renderer creates it once per family,
 //     not per value set), first use (creation + the first fill: lavapipe compiles at the first draw), and the
-//     fragment cost of a full-target fill through each.
+//     fragment cost of a full-target fill through each; and value sets of the compute kernel at its default
+//     workgroup width, dispatched over a 1024x256 image on the three routes (creation, first use, dispatch).
 // Prints figures (and with --json the same numbers as JSON); asserts nothing about time.
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -322,6 +324,77 @@ int run(const Options& o) {
                   ratio(fill[2], fill[0]));
       out["device"][program.shader.file] = d;
     }
+
+    // The kernel: value sets at its default workgroup width (the one width its fallback serves), each dispatched
+    // over a 1024x256 image frozen, specialized and through the fallback with its packet.
+    const Generated& blur = generated[2];
+    const sbk_specconst_module* blur_scans[] = {&blur.scan};
+    const specconst::PacketPlacement blur_placement{sbk_specconst_packet_binding(blur_scans, 1), 0};
+    auto blur_fallback_words = specconst::uniform_fallback_module(blur.generic, blur.scan, blur_placement);
+    if (!blur_fallback_words) return 4;
+    auto blur_fallback = compile::compile_spirv(compile::ShaderStage::compute, *blur_fallback_words);
+    if (!blur_fallback) {
+      std::fprintf(stderr, "error: %s\n", blur_fallback.error().to_string().c_str());
+      return 4;
+    }
+    constexpr uint32_t kImageWidth = 1024, kImageHeight = 256;
+    std::vector<uint8_t> image(size_t{kImageWidth} * kImageHeight * 16);
+    for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i % 4 == 3 ? 0x3f : rng());
+    std::vector<double> create[3], first_use[3], cost[3];
+    bool timestamps = false;
+    for (const auto& set : blur.sets) {
+      if (static_cast<int>(cost[0].size()) == o.device_value_sets) break;
+      if (std::any_of(set.begin(), set.end(), [](const specconst::ConstantValue& v) { return v.id == 0 && v.bits != 1; }))
+        continue;
+      const auto values = specconst::specialization_values(set);
+      auto frozen = compile::compile_spirv(compile::ShaderStage::compute, blur.generic, values);
+      if (!frozen) return 4;
+      vulkan::ComputeSpec spec;
+      spec.storage_buffers = {image, std::vector<uint8_t>(image.size(), 0)};
+      spec.push_constants.resize(8);
+      std::memcpy(spec.push_constants.data(), &kImageWidth, 4);
+      std::memcpy(spec.push_constants.data() + 4, &kImageHeight, 4);
+      spec.groups = {kImageWidth, kImageHeight, 1};  // the default workgroup: 1x1x1
+      const vulkan::StageSpecialization stage_values = compile::specialization_data(values);
+      for (int route = 0; route < 3; ++route) {
+        vulkan::ComputeSpec r = spec;
+        r.spirv = route == 0 ? frozen->spirv : route == 1 ? blur.generic : blur_fallback->spirv;
+        if (route == 1) r.specialization = stage_values;
+        if (route == 2) {
+          std::vector<sbk_specconst_map_entry> map;
+          for (const auto& e : stage_values.entries) map.push_back({e.constant_id, e.offset, e.size});
+          const sbk_specconst_values header{static_cast<uint32_t>(map.size()), map.data(), stage_values.data.size(),
+                                            stage_values.data.data()};
+          std::vector<uint8_t> packet(SBK_SPECCONST_PACKET_MAX_SIZE);
+          size_t size = 0;
+          if (sbk_specconst_encode_packet(blur_scans, &header, 1, packet.data(), packet.size(), &size) != SBK_OK) return 4;
+          packet.resize(size);
+          r.uniforms = {{blur_placement.binding, std::move(packet)}};
+        }
+        auto timing = (*executor)->time_compute(r, o.fill_repeats);
+        if (!timing) {
+          std::fprintf(stderr, "error: %s\n", timing.error().to_string().c_str());
+          return 4;
+        }
+        timestamps = timing->gpu_timestamps;
+        create[route].push_back(timing->pipeline_create_ms);
+        first_use[route].push_back(timing->pipeline_create_ms + timing->first_dispatch_ms);
+        cost[route].push_back(timing->median_ms);
+      }
+    }
+    std::printf("  blur.comp: %zu value sets at the default workgroup width, dispatches over %ux%u (%s):\n",
+                cost[0].size(), kImageWidth, kImageHeight, timestamps ? "GPU timestamps" : "wall clock");
+    nlohmann::ordered_json d;
+    for (int route = 0; route < 3; ++route) {
+      const char* name = route == 0 ? "frozen" : route == 1 ? "specialized" : "fallback";
+      d[name] = {{"pipeline_create_median_ms", median(create[route])},
+                 {"first_use_median_ms", median(first_use[route])},
+                 {"dispatch_median_ms", median(cost[route])}};
+      std::printf("  %-14s %-12s pipeline creation median %8.3f ms, first use (creation + first dispatch) %8.3f ms, "
+                  "dispatch median %8.3f ms\n",
+                  "blur.comp", name, median(create[route]), median(first_use[route]), median(cost[route]));
+    }
+    out["device"]["blur.comp"] = d;
   }
   fs::remove_all(dir);
   if (!o.json.empty()) {

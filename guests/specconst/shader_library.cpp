@@ -7,6 +7,7 @@
 
 #include "lib/compile/glslang_frontend.hpp"
 #include "lib/compile/spirv_tools.hpp"
+#include "lib/core/content_digest.hpp"
 #include "lib/io/file_io.hpp"
 
 namespace shaderbake::specconst {
@@ -61,12 +62,14 @@ Result<std::shared_ptr<const LoadedShader>> ShaderLibrary::load(const std::files
   if (!bytes) return named(bad_shader("shader_not_found", bytes.error().message), path);
   if (bytes->size() > kMaxShaderBytes)
     return named(bad_shader("shader_not_found", "larger than " + std::to_string(kMaxShaderBytes >> 20) + " MiB"), path);
-  std::string content;
-  content.reserve(bytes->size() + entry.size() + 2);
-  content.push_back(static_cast<char>(stage));
-  content.append(entry);
-  content.push_back('\0');
-  content.append(bytes->begin(), bytes->end());
+  // The content's identity: a SHA-256 of (stage, entry, bytes), not a copy of up to 64 MiB per file.
+  ContentHasher hasher;
+  const char head = static_cast<char>(stage);
+  hasher.update(&head, 1);
+  hasher.update(entry.data(), entry.size());
+  hasher.update("", 1);
+  hasher.update(bytes->data(), bytes->size());
+  const std::string content = hasher.finish().to_hex();
   {
     std::lock_guard lock(mutex_);
     if (auto it = by_content_.find(content); it != by_content_.end()) {
@@ -77,7 +80,7 @@ Result<std::shared_ptr<const LoadedShader>> ShaderLibrary::load(const std::files
   auto made = make(*bytes, stage, entry);
   std::lock_guard lock(mutex_);
   if (made) by_hash_.emplace(std::pair(vk_stage_bit(stage), std::to_array((*made)->scan.hash)), *made);
-  by_content_.emplace(std::move(content), made);
+  by_content_.emplace(content, made);
   by_file_.emplace(std::move(identity), made);
   return named(std::move(made), path);
 }

@@ -50,7 +50,7 @@ class ShaderLibrary {
                                                           std::string_view entry);
 
   mutable std::mutex mutex_;
-  // (stage, entry, file content) -> the shader (or its error), so identical files are compiled once.
+  // SHA-256 of (stage, entry, file content), in hex -> the shader (or its error): identical files compile once.
   std::map<std::string, Result<std::shared_ptr<const LoadedShader>>> by_content_;
   // (device, inode, size, mtime, stage, entry, path) -> the same, so that an unchanged file is read once.
   std::map<std::string, Result<std::shared_ptr<const LoadedShader>>> by_file_;

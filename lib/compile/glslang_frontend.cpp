@@ -8,7 +8,12 @@
 #include <glslang/SPIRV/doc.h>
 #include <glslang/build_info.h>
 
+#include <pthread.h>
+
+#include <cstring>
 #include <mutex>
+#include <new>
+#include <optional>
 
 namespace shaderbake::compile {
 
@@ -31,29 +36,67 @@ void initialize_glslang_once() {
   });
 }
 
-Error compile_error(std::string message) {
+Error compile_error(std::string message, const char* reason = "glsl_compile_error") {
   Error e;
   e.kind = ErrorKind::toolchain;
-  e.reason = "glsl_compile_error";
+  e.reason = reason;
   e.message = std::move(message);
   return e;
 }
 
-}  // namespace
+// glslang bounds its parser's depth, but a chain of left-associative operators (`x + x + ... + x`, `v.x.x...`)
+// becomes a tree as deep as the chain, which it walks recursively: about 600 bytes of stack per operand here
+// (20,000 operands overflowed an 8 MiB stack). So the compile runs on a thread of its own whose stack is
+// reserved large (pages are touched only as deep as a source goes), and a source whose preprocessed text is
+// longer than kMaxGlslBytes is refused: at most half as many operands as bytes stays far inside the stack.
+constexpr size_t kCompileStackBytes = size_t{1} << 30;
+constexpr size_t kMaxGlslBytes = size_t{512} << 10;
 
-Result<std::vector<uint32_t>> glsl_to_spirv(ShaderStage stage, std::string_view source) {
-  initialize_glslang_once();
+Result<std::vector<uint32_t>> compile_on_this_thread(ShaderStage stage, std::string_view source);
+
+struct CompileCall {
+  ShaderStage stage;
+  std::string_view source;
+  std::optional<Result<std::vector<uint32_t>>> result;
+};
+
+void* compile_thread(void* argument) {
+  auto* call = static_cast<CompileCall*>(argument);
+  try {
+    call->result = compile_on_this_thread(call->stage, call->source);
+  } catch (const std::bad_alloc&) {
+    call->result = compile_error("glslang ran out of memory", "out_of_memory");
+  }
+  return nullptr;
+}
+
+Result<std::vector<uint32_t>> compile_on_this_thread(ShaderStage stage, std::string_view source) {
   const EShLanguage language = stage == ShaderStage::vertex   ? EShLangVertex
                                : stage == ShaderStage::compute ? EShLangCompute
                                                                : EShLangFragment;
-  glslang::TShader shader(language);
   const char* text = source.data();
   const int length = static_cast<int>(source.size());
-  shader.setStringsWithLengths(&text, &length, 1);
-  shader.setEnvInput(glslang::EShSourceGlsl, language, glslang::EShClientVulkan, 100);
-  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_0);
-  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_0);
+  auto configure = [&](glslang::TShader& shader) {
+    shader.setStringsWithLengths(&text, &length, 1);
+    shader.setEnvInput(glslang::EShSourceGlsl, language, glslang::EShClientVulkan, 100);
+    shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_0);
+    shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_0);
+  };
   const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  // Macros can make the text glslang parses much longer than the file: the bound is on what it parses (a
+  // shader object of its own: one TShader is preprocessed or parsed, not both).
+  std::string preprocessed;
+  glslang::TShader scan(language);
+  configure(scan);
+  glslang::TShader::ForbidIncluder no_includes;
+  if (scan.preprocess(GetDefaultResources(), 450, ENoProfile, false, false, messages, &preprocessed, no_includes) &&
+      preprocessed.size() > kMaxGlslBytes)
+    return compile_error("the GLSL source is " + std::to_string(preprocessed.size()) + " bytes after preprocessing; " +
+                             "shaderbake compiles at most " + std::to_string(kMaxGlslBytes) + " (glslang's stack depth " +
+                             "grows with an expression's length)",
+                         "glsl_too_large");
+  glslang::TShader shader(language);
+  configure(shader);
   if (!shader.parse(GetDefaultResources(), 450, false, messages))
     return compile_error(std::string("glslang: ") + shader.getInfoLog());
   glslang::TProgram program;
@@ -69,6 +112,28 @@ Result<std::vector<uint32_t>> glsl_to_spirv(ShaderStage stage, std::string_view 
   const std::string log = logger.getAllMessages();
   if (spirv.empty()) return compile_error("glslang produced no SPIR-V: " + log);
   return spirv;
+}
+
+}  // namespace
+
+Result<std::vector<uint32_t>> glsl_to_spirv(ShaderStage stage, std::string_view source) {
+  if (source.size() > kMaxGlslBytes)
+    return compile_error("the GLSL source is " + std::to_string(source.size()) + " bytes; shaderbake compiles at most " +
+                             std::to_string(kMaxGlslBytes),
+                         "glsl_too_large");
+  initialize_glslang_once();
+  CompileCall call{stage, source, std::nullopt};
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, kCompileStackBytes);
+  pthread_t thread;
+  const int started = pthread_create(&thread, &attributes, compile_thread, &call);
+  pthread_attr_destroy(&attributes);
+  if (started != 0)
+    return compile_error(std::string("cannot start glslang's thread (a 1 GiB stack reservation): ") + std::strerror(started),
+                         "out_of_memory");
+  pthread_join(thread, nullptr);
+  return std::move(*call.result);
 }
 
 Status canonicalize_ids(std::vector<uint32_t>& spirv) {

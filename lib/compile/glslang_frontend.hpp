@@ -12,8 +12,10 @@
 
 namespace shaderbake::compile {
 
-// GLSL 450 -> SPIR-V 1.0 for Vulkan 1.0, in process. Thread-safe (glslang's process init happens once).
-// A compile error returns reason "glsl_compile_error" with glslang's log in the message.
+// GLSL 450 -> SPIR-V 1.0 for Vulkan 1.0, in process. Thread-safe (glslang's process init happens once). Each
+// call runs glslang on a thread of its own with a 1 GiB stack reservation, so that no source can overflow the
+// caller's stack. Errors (kind toolchain): glsl_compile_error (glslang's log in the message), glsl_too_large
+// (more than 512 KiB of source, or of text after preprocessing), out_of_memory.
 Result<std::vector<uint32_t>> glsl_to_spirv(ShaderStage stage, std::string_view source);
 
 // Renumbers IDs canonically and strips debug names (glslang's SPVRemapper), so modules that differ only in

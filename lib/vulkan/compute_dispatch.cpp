@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Executor::run_compute: one compute dispatch over host-visible storage (read back whole) and uniform buffers.
+// Executor::run_compute and time_compute: compute dispatches over host-visible storage (read back whole) and
+// uniform buffers.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "lib/vulkan/context.hpp"
@@ -14,10 +16,21 @@ constexpr uint32_t kSpirvMagic = 0x07230203u;
 
 Error spec_error(const std::string& what) { return Error{ErrorKind::internal, "bad_compute_spec", what, {}}; }
 
-}  // namespace
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0.0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
-Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpec& spec) {
-  const Context& ctx = *context_;
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// One compute pipeline dispatched: once (timing null), or once untimed and `repeats` times timed into *timing.
+// Returns every storage buffer's contents after the last dispatch.
+Result<std::vector<std::vector<uint8_t>>> dispatch(const Context& ctx, const ComputeSpec& spec, uint32_t repeats,
+                                                   ComputeTiming* timing) {
+  using Clock = std::chrono::steady_clock;
   const VkDevice device = ctx.device();
   if (spec.spirv.size() < 5 || spec.spirv[0] != kSpirvMagic)
     return toolchain_error("invalid_spirv", "compute SPIR-V is not a SPIR-V module");
@@ -82,9 +95,10 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
   pipeline_info.stage.pSpecializationInfo = map.empty() ? nullptr : &specialization;
   pipeline_info.layout = layout->get();
   VkPipeline pipeline_handle = VK_NULL_HANDLE;
-  if (VkResult r = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline_handle);
-      r != VK_SUCCESS)
-    return vk_call_error("vkCreateComputePipelines", r);
+  const auto create_start = Clock::now();
+  const VkResult created = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline_handle);
+  if (timing) timing->pipeline_create_ms = ms_between(create_start, Clock::now());
+  if (created != VK_SUCCESS) return vk_call_error("vkCreateComputePipelines", created);
   DeviceObject<VkPipeline> pipeline(device, pipeline_handle, vkDestroyPipeline);
 
   std::vector<HostBuffer> buffers;
@@ -146,15 +160,31 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   if (VkResult r = vkAllocateCommandBuffers(device, &command_info, &cmd); r != VK_SUCCESS)
     return vk_call_error("vkAllocateCommandBuffers", r);
+  // Timestamps around the dispatch, when timing and the queue has them.
+  const VkPhysicalDeviceLimits& limits = ctx.limits();
+  DeviceObject<VkQueryPool> timestamps;
+  if (timing && limits.timestampComputeAndGraphics == VK_TRUE && limits.timestampPeriod > 0.0f) {
+    VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = 2;
+    auto query_pool = create_object<VkQueryPool>(device, "vkCreateQueryPool", vkCreateQueryPool, queries, vkDestroyQueryPool);
+    if (!query_pool) return std::move(query_pool).error();
+    timestamps = std::move(query_pool).value();
+  }
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  begin.flags = timing ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;  // timed: submitted again and again
   if (VkResult r = vkBeginCommandBuffer(cmd, &begin); r != VK_SUCCESS) return vk_call_error("vkBeginCommandBuffer", r);
+  if (timestamps) {
+    vkCmdResetQueryPool(cmd, timestamps.get(), 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), 0);
+  }
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.get());
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout->get(), 0, 1, &set, 0, nullptr);
   if (!spec.push_constants.empty())
     vkCmdPushConstants(cmd, layout->get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(spec.push_constants.size()),
                        spec.push_constants.data());
   vkCmdDispatch(cmd, spec.groups[0], spec.groups[1], spec.groups[2]);
+  if (timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), 1);
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -168,16 +198,63 @@ Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpe
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
   const VkFence fence_handle = fence->get();
-  if (VkResult r = vkQueueSubmit(ctx.queue(), 1, &submit, fence_handle); r != VK_SUCCESS)
-    return vk_call_error("vkQueueSubmit", r);
-  if (VkResult r = vkWaitForFences(device, 1, &fence_handle, VK_TRUE, UINT64_MAX); r != VK_SUCCESS) {
-    vkDeviceWaitIdle(device);
-    return vk_call_error("vkWaitForFences", r);
+  auto submit_and_wait = [&]() -> Result<double> {
+    if (VkResult r = vkResetFences(device, 1, &fence_handle); r != VK_SUCCESS) return vk_call_error("vkResetFences", r);
+    const auto start = Clock::now();
+    if (VkResult r = vkQueueSubmit(ctx.queue(), 1, &submit, fence_handle); r != VK_SUCCESS)
+      return vk_call_error("vkQueueSubmit", r);
+    if (VkResult r = vkWaitForFences(device, 1, &fence_handle, VK_TRUE, UINT64_MAX); r != VK_SUCCESS) {
+      vkDeviceWaitIdle(device);
+      return vk_call_error("vkWaitForFences", r);
+    }
+    return ms_between(start, Clock::now());
+  };
+  auto first = submit_and_wait();
+  if (!first) return std::move(first).error();
+  if (timing) {
+    timing->first_dispatch_ms = *first;
+    timing->gpu_timestamps = static_cast<bool>(timestamps);
+    std::vector<double> wall, gpu;
+    // A timestamp pair that goes backwards straddles the counter's wrap: that dispatch is measured again.
+    for (uint32_t attempt = 0; wall.size() < repeats; ++attempt) {
+      if (attempt > repeats + 2) return toolchain_error("vulkan_bad_timestamps", "time_compute: the timestamps went backwards");
+      auto wall_ms = submit_and_wait();
+      if (!wall_ms) return std::move(wall_ms).error();
+      if (timestamps) {
+        uint64_t ticks[2] = {0, 0};
+        if (VkResult r = vkGetQueryPoolResults(device, timestamps.get(), 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+            r != VK_SUCCESS)
+          return vk_call_error("vkGetQueryPoolResults", r);
+        if (ticks[1] < ticks[0]) continue;
+        gpu.push_back(static_cast<double>(ticks[1] - ticks[0]) * static_cast<double>(limits.timestampPeriod) / 1e6);
+      }
+      wall.push_back(*wall_ms);
+    }
+    const std::vector<double>& figures = timestamps ? gpu : wall;
+    timing->median_ms = median(figures);
+    timing->min_ms = *std::min_element(figures.begin(), figures.end());
+    timing->max_ms = *std::max_element(figures.begin(), figures.end());
+    timing->wall_median_ms = median(wall);
   }
   std::vector<std::vector<uint8_t>> out;
   for (size_t b = 0; b < buffers.size(); ++b)
     out.emplace_back(buffers[b].mapped, buffers[b].mapped + spec.storage_buffers[b].size());
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<uint8_t>>> Executor::run_compute(const ComputeSpec& spec) {
+  return dispatch(*context_, spec, 0, nullptr);
+}
+
+Result<ComputeTiming> Executor::time_compute(const ComputeSpec& spec, uint32_t repeats) {
+  if (repeats == 0) return spec_error("time_compute: repeats must be at least 1");
+  ComputeTiming timing;
+  auto done = dispatch(*context_, spec, repeats, &timing);
+  if (!done) return std::move(done).error();
+  return timing;
 }
 
 }  // namespace shaderbake::vulkan

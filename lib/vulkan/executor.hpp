@@ -115,6 +115,19 @@ struct FillTiming {
   bool discarded = false;
 };
 
+// What Executor::time_compute measured. Times are milliseconds per dispatch.
+struct ComputeTiming {
+  // The clock of median_ms/min_ms/max_ms: the device's timestamps just before and after the dispatch (true),
+  // or, where the queue has none, the wall clock around submit + wait.
+  bool gpu_timestamps = false;
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double wall_median_ms = 0;      // submit + wait of each timed dispatch (submission overhead included)
+  double first_dispatch_ms = 0;   // the untimed first submit + wait: a driver that compiles late does it here
+  double pipeline_create_ms = 0;  // the one vkCreateComputePipelines call
+};
+
 struct ExecutorOptions {
   // Substring of VkPhysicalDeviceProperties::deviceName, compared case-insensitively. Empty: prefer a
   // device named "llvmpipe" (Mesa lavapipe), else the first device.
@@ -160,6 +173,12 @@ class Executor {
   // maxComputeWorkGroupCount or a queue without compute: ErrorKind::internal; bad SPIR-V or a failing Vulkan
   // call: ErrorKind::toolchain.
   Result<std::vector<std::vector<uint8_t>>> run_compute(const ComputeSpec& spec);
+
+  // Compute cost, for benchmarks (bench/specconst_bench): creates the pipeline of `spec` (no pipeline cache),
+  // dispatches it once untimed, then `repeats` (at least 1) timed dispatches, each its own submission waited
+  // for. Timestamps where the device's limits give the queue them (timestampComputeAndGraphics), else the wall
+  // clock. Errors: run_compute's, and repeats 0 (ErrorKind::internal).
+  Result<ComputeTiming> time_compute(const ComputeSpec& spec, uint32_t repeats);
 
   // Warnings and errors the validation layer reported since create(), oldest first, each
   // "severity [message id] message". Empty when validation is off or the layer is not installed.
