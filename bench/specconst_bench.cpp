@@ -340,7 +340,7 @@ int run(const Options& o) {
     constexpr uint32_t kImageWidth = 1024, kImageHeight = 256;
     std::vector<uint8_t> image(size_t{kImageWidth} * kImageHeight * 16);
     for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i % 4 == 3 ? 0x3f : rng());
-    std::vector<double> create[3], first_use[3], cost[3];
+    std::vector<double> create[3], first_use[3], cost[3], wall[3];
     bool timestamps = false;
     for (const auto& set : blur.sets) {
       if (static_cast<int>(cost[0].size()) == o.device_value_sets) break;
@@ -380,6 +380,7 @@ int run(const Options& o) {
         create[route].push_back(timing->pipeline_create_ms);
         first_use[route].push_back(timing->pipeline_create_ms + timing->first_dispatch_ms);
         cost[route].push_back(timing->median_ms);
+        wall[route].push_back(timing->wall_median_ms);
       }
     }
     std::printf("  blur.comp: %zu value sets at the default workgroup width, dispatches over %ux%u (%s):\n",
@@ -389,10 +390,12 @@ int run(const Options& o) {
       const char* name = route == 0 ? "frozen" : route == 1 ? "specialized" : "fallback";
       d[name] = {{"pipeline_create_median_ms", median(create[route])},
                  {"first_use_median_ms", median(first_use[route])},
-                 {"dispatch_median_ms", median(cost[route])}};
+                 {"dispatch_median_ms", median(cost[route])},
+                 {"dispatch_submit_wait_median_ms", median(wall[route])}};
       std::printf("  %-14s %-12s pipeline creation median %8.3f ms, first use (creation + first dispatch) %8.3f ms, "
-                  "dispatch median %8.3f ms\n",
-                  "blur.comp", name, median(create[route]), median(first_use[route]), median(cost[route]));
+                  "dispatch median %8.3f ms (submit + wait %8.3f ms)\n",
+                  "blur.comp", name, median(create[route]), median(first_use[route]), median(cost[route]),
+                  median(wall[route]));
     }
     out["device"]["blur.comp"] = d;
   }
