@@ -519,14 +519,21 @@ static sbk_result sbk__specconst_value_of(const sbk_specconst_constant* c, const
   return SBK_OK;
 }
 
-/* Whether the values of each stage name every constant id at most once (whether or not the module uses it). */
-static int sbk__specconst_ids_distinct(const sbk_specconst_values* values, uint32_t stage_count) {
+/* Whether a pipeline's modules and values can be encoded: 1 to SBK_SPECCONST_MAX_STAGES modules, each of at most
+ * SBK_SPECCONST_MAX_CONSTANTS constants, and each stage's values naming every constant id at most once (whether
+ * or not the module uses it). */
+static int sbk__specconst_pipeline_valid(const sbk_specconst_module* const* modules, const sbk_specconst_values* values,
+                                         uint32_t stage_count) {
   uint32_t s, m, k;
-  if (values == NULL) return 1;
-  for (s = 0; s < stage_count; ++s)
+  if (stage_count == 0 || stage_count > SBK_SPECCONST_MAX_STAGES) return 0;
+  for (s = 0; s < stage_count; ++s) {
+    SBK_ASSERT(modules[s] != NULL);
+    if (modules[s]->constant_count > SBK_SPECCONST_MAX_CONSTANTS) return 0;
+    if (values == NULL) continue;
     for (m = 0; m < values[s].map_count; ++m)
       for (k = m + 1; k < values[s].map_count; ++k)
         if (values[s].map[m].constant_id == values[s].map[k].constant_id) return 0;
+  }
   return 1;
 }
 
@@ -543,8 +550,7 @@ SBK_API sbk_result sbk_specconst_encode_exact_key(const sbk_specconst_module* co
   uint32_t s, k;
   SBK_ASSERT(modules != NULL && size_out != NULL && (out != NULL || capacity == 0));
   *size_out = 0;
-  if (stage_count == 0 || stage_count > SBK_SPECCONST_MAX_STAGES) return SBK_ERROR_INVALID_STATE;
-  if (!sbk__specconst_ids_distinct(values, stage_count)) return SBK_ERROR_INVALID_STATE;
+  if (!sbk__specconst_pipeline_valid(modules, values, stage_count)) return SBK_ERROR_INVALID_STATE;
   w = sbk__writer_to(out, capacity);
   sbk__put_u8(&w, SBK_GUEST_SPECCONST);
   sbk__put_u8(&w, SBK_KEY_KIND_EXACT);
@@ -555,8 +561,6 @@ SBK_API sbk_result sbk_specconst_encode_exact_key(const sbk_specconst_module* co
     const sbk_specconst_module* mod = modules[s];
     const sbk_specconst_values* v = values != NULL ? &values[s] : NULL;
     uint32_t used = 0;
-    SBK_ASSERT(mod != NULL);
-    if (mod->constant_count > SBK_SPECCONST_MAX_CONSTANTS) return SBK_ERROR_INVALID_STATE;
     for (k = 0; k < mod->constant_count; ++k) used += mod->constants[k].used;
     sbk__put_u32(&w, mod->stage);
     sbk__put_bytes(&w, mod->hash, sizeof mod->hash);
@@ -677,13 +681,10 @@ SBK_API sbk_result sbk_specconst_encode_packet(const sbk_specconst_module* const
   uint32_t s, k;
   SBK_ASSERT(modules != NULL && size_out != NULL && (out != NULL || capacity == 0));
   *size_out = 0;
-  if (stage_count == 0 || stage_count > SBK_SPECCONST_MAX_STAGES) return SBK_ERROR_INVALID_STATE;
-  if (!sbk__specconst_ids_distinct(values, stage_count)) return SBK_ERROR_INVALID_STATE;
+  if (!sbk__specconst_pipeline_valid(modules, values, stage_count)) return SBK_ERROR_INVALID_STATE;
   w = sbk__writer_to(out, capacity);
   for (s = 0; s < stage_count; ++s) {
     const sbk_specconst_module* mod = modules[s];
-    SBK_ASSERT(mod != NULL);
-    if (mod->constant_count > SBK_SPECCONST_MAX_CONSTANTS) return SBK_ERROR_INVALID_STATE;
     for (k = 0; k < mod->constant_count; ++k) {
       const sbk_specconst_constant* c = &mod->constants[k];
       uint64_t bits;

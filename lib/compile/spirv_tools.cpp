@@ -5,6 +5,7 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -75,33 +76,37 @@ Result<std::string> single_entry_point(std::span<const uint32_t> spirv, ShaderSt
   return name;
 }
 
-Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv) {
+namespace {
+
+// spirv-opt over `spirv` with the passes `register_passes` adds, on a fresh Optimizer (one is single-use). Its
+// own re-validation is off: the chain validates before and after.
+Result<std::vector<uint32_t>> run_optimizer(const std::vector<uint32_t>& spirv, std::string_view what,
+                                            const std::function<void(spvtools::Optimizer&)>& register_passes) {
   std::string log;
   spvtools::Optimizer optimizer(kEnv);
   optimizer.SetMessageConsumer(collect_into(&log));
-  optimizer.RegisterPerformancePasses();
+  register_passes(optimizer);
   spvtools::OptimizerOptions options;
   options.set_run_validator(false);
   std::vector<uint32_t> out;
   if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
-    return tools_error("spirv_optimizer_error", "spirv-opt: " + log);
+    return tools_error("spirv_optimizer_error", "spirv-opt (" + std::string(what) + "): " + log);
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<uint32_t>> optimize_spirv(const std::vector<uint32_t>& spirv) {
+  return run_optimizer(spirv, "performance passes", [](spvtools::Optimizer& o) { o.RegisterPerformancePasses(); });
+}
+
 Result<std::vector<uint32_t>> inline_all_calls(const std::vector<uint32_t>& spirv) {
-  std::string log;
-  spvtools::Optimizer optimizer(kEnv);
-  optimizer.SetMessageConsumer(collect_into(&log));
-  // A function with a return before its end is inlined only after merge-return gives it one exit.
-  optimizer.RegisterPass(spvtools::CreateMergeReturnPass())
-      .RegisterPass(spvtools::CreateInlineExhaustivePass())
-      .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
-  spvtools::OptimizerOptions options;
-  options.set_run_validator(false);
-  std::vector<uint32_t> out;
-  if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
-    return tools_error("spirv_optimizer_error", "spirv-opt: " + log);
-  return out;
+  return run_optimizer(spirv, "inlining", [](spvtools::Optimizer& o) {
+    // A function with a return before its end is inlined only after merge-return gives it one exit.
+    o.RegisterPass(spvtools::CreateMergeReturnPass())
+        .RegisterPass(spvtools::CreateInlineExhaustivePass())
+        .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
+  });
 }
 
 namespace {
@@ -197,18 +202,11 @@ Result<std::vector<uint32_t>> freeze_specialization_constants(const std::vector<
     }
   }
 
-  std::string log;
-  spvtools::Optimizer optimizer(kEnv);
-  optimizer.SetMessageConsumer(collect_into(&log));
-  optimizer.RegisterPass(spvtools::CreateSetSpecConstantDefaultValuePass(bit_patterns))
-      .RegisterPass(spvtools::CreateFreezeSpecConstantValuePass())
-      .RegisterPass(spvtools::CreateFoldSpecConstantOpAndCompositePass());
-  spvtools::OptimizerOptions options;
-  options.set_run_validator(false);  // the chain validates before and after
-  std::vector<uint32_t> out;
-  if (!optimizer.Run(spirv.data(), spirv.size(), &out, options))
-    return tools_error("spirv_optimizer_error", "spirv-opt (specialization): " + log);
-  return out;
+  return run_optimizer(spirv, "specialization", [&](spvtools::Optimizer& o) {
+    o.RegisterPass(spvtools::CreateSetSpecConstantDefaultValuePass(bit_patterns))
+        .RegisterPass(spvtools::CreateFreezeSpecConstantValuePass())
+        .RegisterPass(spvtools::CreateFoldSpecConstantOpAndCompositePass());
+  });
 }
 
 Result<std::string> disassemble_spirv(const std::vector<uint32_t>& spirv) {
