@@ -174,7 +174,7 @@ class Executor {
   // call: ErrorKind::toolchain.
   Result<std::vector<std::vector<uint8_t>>> run_compute(const ComputeSpec& spec);
 
-  // Compute cost, for benchmarks (bench/specconst_bench): creates the pipeline of `spec` (no pipeline cache),
+  // Compute cost, for benchmarks (bench/): creates the pipeline of `spec` (no pipeline cache),
   // dispatches it once untimed, then `repeats` (at least 1) timed dispatches, each its own submission waited
   // for. Timestamps where the device's limits give the queue them (timestampComputeAndGraphics), else the wall
   // clock. Errors: run_compute's, and repeats 0 (ErrorKind::internal).
