@@ -215,6 +215,8 @@ class PatchableBundle {
 //                                   guest this build does not know
 //   key-schema-next                 the header's key schema plus one: a valid bundle of a key schema its
 //                                   guest model does not speak yet
+//   specialization-value-changed    the low bit of SPECIALIZATION_DATA's last word (the last item's last value)
+//                                   flipped, its checksum sealed: well-formed data its pipeline's key does not give
 // Router data (bundles with DYNAMIC_FALLBACKS and PREWARM):
 //   recipe-family-is-a-pipeline     the first recipe's family entry is the first pipeline entry
 //   recipe-fragment-module          the first recipe's fragment module is its vertex module
@@ -324,6 +326,8 @@ inline bool apply_craft(PatchableBundle& b, const std::string& name) {
     b.bytes[48] = 240;
   } else if (name == "key-schema-next") {
     b.bytes[50] = static_cast<uint8_t>(b.bytes[50] + 1);
+  } else if (name == "specialization-value-changed") {
+    b.bytes[b.section(SBK_SECTION_SPECIALIZATION_DATA) + b.section_size(SBK_SECTION_SPECIALIZATION_DATA) - 4] ^= 1;
   } else {
     return false;
   }

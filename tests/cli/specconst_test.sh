@@ -4,9 +4,10 @@
 # counts its keys and bad records, build freezes each value set into its modules (value sets that fold alike
 # share one), verify passes, inspect decodes a key back to the trace's terms, report rejections and report
 # coverage read the bundle, and a trace moved with its shaders gives the same bundle.
-# Usage: specconst_test.sh SHADERBAKE SOURCE_ROOT
+# Usage: specconst_test.sh SHADERBAKE SOURCE_ROOT CRAFT_BUNDLE
 bin=$(realpath "$1")
 root=$2
+craft=$(realpath "$3")
 source "$(dirname "$0")/common.sh"
 
 mkdir -p "$tmp/session/shaders"
@@ -75,6 +76,11 @@ check "and as many exact pipelines" test "$(json_field "$tmp/specialized.json" "
 check "the specialized bundle verifies" test $? -eq 0
 check "verify holds each pipeline's stored values to its key" \
   test "$(json_field "$tmp/verify_specialized.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'specialization_data']")" = "[(6, 0)]"
+"$craft" "$tmp/specialized.sbk" "$tmp/tampered.sbk" specialization-value-changed
+"$bin" verify --json "$tmp/tampered.sbk" >"$tmp/tampered.json" 2>/dev/null
+check "verify fails a bundle whose stored value is not its key's (exit 1)" test $? -eq 1
+check "and names the stage whose values differ" \
+  grep -q "values stored for its [a-z]* stage are not the ones its key gives" "$tmp/tampered.json"
 check "its report counts the pipelines with specialization data" \
   test "$("$bin" inspect --json "$tmp/specialized.sbk" | python3 -c 'import json,sys; print(json.load(sys.stdin)["report"]["specialized_pipelines"])')" = 6
 
