@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "lib/core/hex.hpp"
 #include "runtime_loader/shaderbake_specconst.h"
 
 namespace shaderbake::specconst {
@@ -120,25 +121,17 @@ Result<std::vector<KeyModule>> read_family_key(std::span<const uint8_t> key) {
   return read_key(key, SBK_KEY_KIND_FAMILY, false);
 }
 
-std::string hash_hex(std::span<const uint8_t, 16> hash) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : hash) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 15]);
-  }
-  return out;
+compile::SpecializationValue specialization_value(uint32_t id, uint8_t width, uint64_t bits) {
+  compile::SpecializationValue v;
+  v.constant_id = id;
+  v.words.push_back(static_cast<uint32_t>(bits));
+  if (width == 64) v.words.push_back(static_cast<uint32_t>(bits >> 32));
+  return v;
 }
 
 std::vector<compile::SpecializationValue> specialization_of(const KeyModule& module) {
   std::vector<compile::SpecializationValue> out;
-  for (const KeyModule::Constant& c : module.constants) {
-    compile::SpecializationValue v;
-    v.constant_id = c.id;
-    v.words.push_back(static_cast<uint32_t>(c.bits));
-    if (c.width == 64) v.words.push_back(static_cast<uint32_t>(c.bits >> 32));
-    out.push_back(std::move(v));
-  }
+  for (const KeyModule::Constant& c : module.constants) out.push_back(specialization_value(c.id, c.width, c.bits));
   return out;
 }
 
@@ -146,7 +139,7 @@ nlohmann::ordered_json program_json(const std::vector<KeyModule>& modules) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const KeyModule& m : modules) {
     nlohmann::ordered_json stage;
-    stage["module"] = hash_hex(m.hash);
+    stage["module"] = hex_bytes(m.hash);
     stage["constants"] = nlohmann::ordered_json::object();
     for (const KeyModule::Constant& c : m.constants) stage["constants"][std::to_string(c.id)] = value_json(c);
     out[m.stage == kVertex ? "vertex" : m.stage == kFragment ? "fragment" : "compute"] = std::move(stage);

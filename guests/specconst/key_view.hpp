@@ -33,11 +33,10 @@ struct KeyModule {
 Result<std::vector<KeyModule>> read_exact_key(std::span<const uint8_t> key);
 Result<std::vector<KeyModule>> read_family_key(std::span<const uint8_t> key);
 
-// The values a key gives a module's constants, as the compile chain freezes them.
+// One constant's value as the compile chain freezes it: its bits in one word (two, low first, when 64-bit).
+compile::SpecializationValue specialization_value(uint32_t id, uint8_t width, uint64_t bits);
+// The values a key gives a module's constants.
 std::vector<compile::SpecializationValue> specialization_of(const KeyModule& module);
-
-// A module hash as 32 lowercase hex digits, in the key's byte order (high half first).
-std::string hash_hex(std::span<const uint8_t, 16> hash);
 
 // A key's modules as a trace's "program" names them: {"vertex": {"module": "<hash hex>", "constants": {...}}}.
 nlohmann::ordered_json program_json(const std::vector<KeyModule>& modules);

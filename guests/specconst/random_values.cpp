@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "guests/specconst/key_view.hpp"
+
 namespace shaderbake::specconst {
 
 std::vector<ConstantValue> random_values(const sbk_specconst_module& module, std::mt19937_64& rng) {
@@ -59,13 +61,7 @@ std::string constants_json(const std::vector<ConstantValue>& values) {
 
 std::vector<compile::SpecializationValue> specialization_values(const std::vector<ConstantValue>& values) {
   std::vector<compile::SpecializationValue> out;
-  for (const ConstantValue& v : values) {
-    compile::SpecializationValue s;
-    s.constant_id = v.id;
-    s.words.push_back(static_cast<uint32_t>(v.bits));
-    if (v.width == 64) s.words.push_back(static_cast<uint32_t>(v.bits >> 32));
-    out.push_back(std::move(s));
-  }
+  for (const ConstantValue& v : values) out.push_back(specialization_value(v.id, v.width, v.bits));
   return out;
 }
 

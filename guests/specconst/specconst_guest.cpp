@@ -4,6 +4,7 @@
 #include "guests/specconst/key_view.hpp"
 #include "guests/specconst/program_json.hpp"
 #include "guests/specconst/uniform_fallback.hpp"
+#include "lib/core/hex.hpp"
 
 namespace shaderbake::specconst {
 
@@ -11,7 +12,7 @@ namespace {
 
 Error unknown_module(const KeyModule& m) {
   return Error{ErrorKind::internal, "unknown_module",
-               "the key names a module (stage " + std::to_string(m.stage) + ", hash " + hash_hex(m.hash) +
+               "the key names a module (stage " + std::to_string(m.stage) + ", hash " + hex_bytes(m.hash) +
                    ") that no trace read by this process named",
                {}};
 }
@@ -120,16 +121,27 @@ Result<compile::CompileJob> SpecconstGuest::exact_shader(std::span<const uint8_t
   return job;
 }
 
+Result<compile::CompileJob> SpecconstGuest::family_job(std::span<const uint8_t> family_key, size_t index) const {
+  std::pair<std::vector<uint8_t>, size_t> id(std::vector<uint8_t>(family_key.begin(), family_key.end()), index);
+  {
+    std::lock_guard lock(family_jobs_mutex_);
+    if (auto it = family_jobs_.find(id); it != family_jobs_.end()) return it->second;
+  }
+  auto job = fallback_job(library_, family_key, index, fallback_emitter_id());
+  std::lock_guard lock(family_jobs_mutex_);
+  return family_jobs_.emplace(std::move(id), std::move(job)).first->second;
+}
+
 Result<compile::CompileJob> SpecconstGuest::fallback_shader(std::span<const uint8_t> family_key) const {
   auto modules = read_family_key(family_key);
   if (!modules) return std::move(modules).error();
-  return fallback_job(library_, family_key, modules->size() - 1, fallback_emitter_id());
+  return family_job(family_key, modules->size() - 1);
 }
 
 Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state&,
                                                           const compile::Reflection&) const {
   if (shader_key.size() >= 2 && shader_key[1] == SBK_KEY_KIND_FAMILY)
-    return fallback_job(library_, shader_key, 0, fallback_emitter_id());
+    return family_job(shader_key, 0);
   auto modules = read_exact_key(shader_key);
   if (!modules) return std::move(modules).error();
   if (modules->size() != 2)

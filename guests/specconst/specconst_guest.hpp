@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "guests/specconst/shader_library.hpp"
 #include "lib/guest/guest_model.hpp"
 #include "runtime_loader/shaderbake_specconst.h"
@@ -43,7 +48,13 @@ class SpecconstGuest : public GuestModel {
       std::span<const uint8_t> exact_key) const override;
 
  private:
+  // The family's generic module of stage `index` of its modules, made once: a family's vertex job is asked for
+  // once per host state it is drawn with, and the rewrite may run spirv-opt's inlining.
+  Result<compile::CompileJob> family_job(std::span<const uint8_t> family_key, size_t index) const;
+
   mutable ShaderLibrary library_;
+  mutable std::mutex family_jobs_mutex_;
+  mutable std::map<std::pair<std::vector<uint8_t>, size_t>, Result<compile::CompileJob>> family_jobs_;
 };
 
 }  // namespace shaderbake::specconst

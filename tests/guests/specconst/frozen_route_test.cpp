@@ -26,6 +26,7 @@
 #include "guests/specconst/key_view.hpp"
 #include "guests/specconst/random_values.hpp"
 #include "guests/specconst/specconst_guest.hpp"
+#include "lib/core/hex.hpp"
 #include "lib/compile/compile_chain.hpp"
 #include "lib/compile/glslang_frontend.hpp"
 #include "lib/compile/reflection.hpp"
@@ -584,7 +585,7 @@ TEST(AllRoutes, every_value_set_of_the_sample_session_computes_what_the_driver_c
     ASSERT_TRUE(words) << words.error().to_string();
     g.words = std::move(*words);
     ASSERT_EQ(sbk_specconst_scan_module(g.words.data(), g.words.size(), vk_stage, &g.scan), SBK_OK);
-    const std::string hash = specconst::hash_hex(std::span<const uint8_t, 16>(g.scan.hash));
+    const std::string hash = hex_bytes(g.scan.hash);
     generic.emplace(hash, std::move(g));
   }
 
@@ -605,7 +606,7 @@ TEST(AllRoutes, every_value_set_of_the_sample_session_computes_what_the_driver_c
     std::vector<const sbk_specconst_module*> scans;
     std::vector<vulkan::StageSpecialization> values;
     for (const specconst::KeyModule& m : *modules) {
-      auto it = generic.find(specconst::hash_hex(m.hash));
+      auto it = generic.find(hex_bytes(m.hash));
       ASSERT_NE(it, generic.end()) << "the session names a module that is no sample shader";
       shaders.push_back(&it->second);
       scans.push_back(&it->second.scan);
