@@ -3,8 +3,8 @@
 # Packs what a run on the GPU machine needs (it has a driver but no build tools and no Vulkan loader) into
 # .devbin/ and .gl/ of this checkout, both git-ignored locally (.git/info/exclude), for the device tool's
 # `carry`:
-#   .devbin/            shaderbake, route_bench and specconst_bench built with -static-libstdc++ -static-libgcc (build-device/),
-#                       stripped; with --before REV, route_bench of REV too (route_bench_REV), for before/after
+#   .devbin/            shaderbake, shaderbake-replay, route_bench and specconst_bench built with -static-libstdc++
+#                       -static-libgcc (build-device/), stripped; with --before REV, route_bench of REV too (route_bench_REV), for before/after
 #   .devbin/lib/        the shared libraries they load that the machine lacks (libzstd, libxxhash, libsimdjson,
 #                       libcrypto, libstdc++, libgcc_s)
 #   .gl/                Debian's amd64 libvulkan1 and libglvnd packages (the NVIDIA ICD needs libglvnd)
@@ -29,8 +29,8 @@ build_static() {  # build_static SOURCE_DIR TARGETS...
 }
 
 rm -rf .devbin && mkdir -p .devbin/lib
-build_static "$root" shaderbake route_bench specconst_bench
-cp build-device/shaderbake build-device/bench/route_bench build-device/bench/specconst_bench .devbin/
+build_static "$root" shaderbake shaderbake-replay route_bench specconst_bench
+cp build-device/shaderbake build-device/samples/shaderbake-replay build-device/bench/route_bench build-device/bench/specconst_bench .devbin/
 if [[ -n $before ]]; then
   old=$(mktemp -d)
   git worktree add -f "$old/src" "$before" >/dev/null
@@ -39,7 +39,7 @@ if [[ -n $before ]]; then
   git worktree remove --force "$old/src"
   rm -rf "$old"
 fi
-strip .devbin/shaderbake .devbin/route_bench* .devbin/specconst_bench
+strip .devbin/shaderbake .devbin/shaderbake-replay .devbin/route_bench* .devbin/specconst_bench
 for lib in libzstd.so.1 libxxhash.so.0 libsimdjson.so.14 libcrypto.so.3 libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail
   [[ -n $path ]] || { echo "error: $lib is not installed here" >&2; exit 1; }

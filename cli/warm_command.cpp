@@ -299,7 +299,7 @@ int run_warm(const WarmOptions& options, const GuestCatalog& guests) {
                 hex_word(blob.identity.driver_version).c_str(), hex_bytes(blob.identity.pipeline_cache_uuid).c_str(),
                 validation ? " with VK_LAYER_KHRONOS_validation" : "");
     auto line = [](const char* label, const ordered_json& t, size_t total) {
-      std::printf("%s: %s of %zu pipelines created, %s failed; vkCreateGraphicsPipelines %.1f ms in all, "
+      std::printf("%s: %s of %zu pipelines created, %s failed; pipeline creation %.1f ms in all, "
                   "median %.3f ms, p90 %.3f ms, max %.3f ms\n",
                   label, t["created"].dump().c_str(), total, t["failed"].dump().c_str(), t["total_ms"].get<double>(),
                   t["median_ms"].get<double>(), t["p90_ms"].get<double>(), t["max_ms"].get<double>());

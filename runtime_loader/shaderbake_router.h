@@ -908,6 +908,14 @@ static VkResult sbk__router_create_pipeline(const sbk_router* r, uint32_t kind, 
   if (vr == VK_SUCCESS) vr = sbk__router_shader_module(r, fragment_module, &fragment);
   if (vr == VK_SUCCESS) {
     sbk_vk_fill_pipeline(&host, vertex, fragment, r->pipeline_layouts[layout], &storage, &ci);
+    if (kind != SBK__JOB_RECIPE) {
+      /* A specialized bundle's pipeline takes its values from the bundle (the data stays in the bundle). */
+      sbk_specialization specialization;
+      const sbk_result s = sbk_bundle_specialization(r->bundle, index, &specialization);
+      if ((s != SBK_OK && s != SBK_NOT_FOUND) ||
+          (s == SBK_OK && sbk_vk_fill_specialization(&specialization, &storage) != SBK_OK))
+        vr = VK_ERROR_INITIALIZATION_FAILED; /* damaged data: counted as a failed creation, the modules freed */
+    }
     if (kind == SBK__JOB_RECIPE) {
       /* Everything the host state can vary, except the attachment signature, is dynamic. */
       static const VkDynamicState kDynamic[] = {
@@ -942,7 +950,7 @@ static VkResult sbk__router_create_pipeline(const sbk_router* r, uint32_t kind, 
       storage.dynamic.pDynamicStates = kDynamic;
       ci.pVertexInputState = NULL; /* ignored with VK_DYNAMIC_STATE_VERTEX_INPUT_EXT */
     }
-    vr = r->vk.create_graphics_pipelines(r->device, r->desc.pipeline_cache, 1, &ci, NULL, out);
+    if (vr == VK_SUCCESS) vr = r->vk.create_graphics_pipelines(r->device, r->desc.pipeline_cache, 1, &ci, NULL, out);
   }
   if (vertex) r->vk.destroy_shader_module(r->device, vertex, NULL);
   if (fragment) r->vk.destroy_shader_module(r->device, fragment, NULL);

@@ -157,6 +157,13 @@ SBK_API sbk_result sbk_specconst_encode_packet(const sbk_specconst_module* const
                                                const sbk_specconst_values* values, uint32_t stage_count,
                                                uint8_t* out, size_t capacity, size_t* size_out);
 
+/* ---- bundles of this guest ----
+ * Opening a bundle checks only the format; a renderer of this guest calls this right after open and runs
+ * without the bundle unless it returns SBK_OK (keys of another guest or schema never match). SBK_ERROR_VERSION
+ * when the bundle's guest is not SBK_GUEST_SPECCONST or its key schema is not SBK_SPECCONST_KEY_SCHEMA_VERSION.
+ * Reads the open bundle's header fields only. */
+SBK_API sbk_result sbk_specconst_check_bundle(const sbk_bundle* bundle);
+
 #ifdef __cplusplus
 }
 #endif
@@ -696,6 +703,14 @@ SBK_API sbk_result sbk_specconst_encode_packet(const sbk_specconst_module* const
   }
   *size_out = w.size;
   return w.size <= capacity ? SBK_OK : SBK_ERROR_BUFFER_TOO_SMALL;
+}
+
+SBK_API sbk_result sbk_specconst_check_bundle(const sbk_bundle* bundle) {
+  sbk_header_info info;
+  SBK_ASSERT(bundle != NULL);
+  sbk_bundle_info(bundle, &info);
+  if (info.guest != SBK_GUEST_SPECCONST || info.key_schema != SBK_SPECCONST_KEY_SCHEMA_VERSION) return SBK_ERROR_VERSION;
+  return SBK_OK;
 }
 
 #ifdef __cplusplus

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "guests/specconst/specconst_guest.hpp"
 
+#include <set>
+
 #include "guests/specconst/key_view.hpp"
 #include "guests/specconst/program_json.hpp"
 #include "guests/specconst/uniform_fallback.hpp"
+#include "guests/specconst/unread_outputs.hpp"
 #include "lib/core/hex.hpp"
 
 namespace shaderbake::specconst {
@@ -139,7 +142,7 @@ Result<compile::CompileJob> SpecconstGuest::fallback_shader(std::span<const uint
 }
 
 Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_t> shader_key, const sbk_host_state&,
-                                                          const compile::Reflection&) const {
+                                                          const compile::Reflection& fragment) const {
   if (shader_key.size() >= 2 && shader_key[1] == SBK_KEY_KIND_FAMILY)
     return family_job(shader_key, 0);
   auto modules = read_exact_key(shader_key);
@@ -149,10 +152,15 @@ Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_
   const KeyModule& m = modules->front();
   auto shader = library_.find(m.stage, m.hash);
   if (!shader) return unknown_module(m);
+  // The outputs the pipeline's fragment module (frozen: it may read fewer than its source) does not read go.
+  std::set<uint32_t> read;
+  for (const auto& input : fragment.inputs) read.insert(input.location);
+  auto words = drop_unread_outputs(shader->words, read);
+  if (!words) return std::move(words).error();
   compile::CompileJob job;
   job.stage = compile::ShaderStage::vertex;
   job.language = compile::SourceLanguage::spirv;
-  job.source.assign(reinterpret_cast<const char*>(shader->words.data()), shader->words.size() * 4);
+  job.source.assign(reinterpret_cast<const char*>(words->data()), words->size() * 4);
   job.emitter_id = vertex_emitter_id();
   job.specialization = specialization_of(m);
   return job;

@@ -39,13 +39,19 @@ class SpecconstGuest : public GuestModel {
   Result<compile::CompileJob> dynamic_vertex_shader(std::span<const uint8_t> family_key,
                                                     const compile::Reflection& fragment) const override;
   VertexAttributeDefaults vertex_attribute_defaults() const override { return {}; }
-  std::string vertex_emitter_id() const override { return "specconst-frozen/1"; }
+  std::string vertex_emitter_id() const override { return "specconst-frozen/2"; }  // /2: unread outputs dropped
   uint32_t rejection_code(std::string_view reason) const override;
   std::string rejection_name(uint32_t code) const override;
   Result<ExactKeyView> describe_exact_key(std::span<const uint8_t> exact_key) const override;
   Status check_family_key(std::span<const uint8_t> family_key) const override;
   Result<std::vector<std::vector<compile::SpecializationValue>>> key_specialization(
       std::span<const uint8_t> exact_key) const override;
+
+  // A module a key names (its stage and hash), as a read of this model loaded it: the module a renderer creates
+  // its pipelines from. nullptr when no read named it.
+  std::shared_ptr<const LoadedShader> shader(uint32_t vk_stage, std::span<const uint8_t, 16> hash) const {
+    return library_.find(vk_stage, hash);
+  }
 
  private:
   // The family's generic module of stage `index` of its modules, made once: a family's vertex job is asked for

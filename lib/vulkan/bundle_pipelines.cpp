@@ -165,7 +165,7 @@ Result<BundlePipelines> create_bundle_pipelines(const sbk_bundle& bundle, const 
     for (uint32_t i = 0; i < sbk_bundle_entry_count(&bundle); ++i) {
       sbk_entry entry;
       const sbk_result r = sbk_bundle_entry_at(&bundle, i, &entry);
-      if (r == SBK_OK && entry.kind != SBK_KEY_KIND_PIPELINE) continue;
+      if (r == SBK_OK && entry.kind != SBK_KEY_KIND_PIPELINE && entry.kind != SBK_KEY_KIND_COMPUTE_PIPELINE) continue;
       PipelineCreation& p = out.pipelines.emplace_back();
       p.entry = i;
       auto failed = [&](std::string why) {
@@ -176,27 +176,54 @@ Result<BundlePipelines> create_bundle_pipelines(const sbk_bundle& bundle, const 
         failed(std::string("entry: ") + sbk_result_name(r));
         continue;
       }
-      sbk_host_state host;
-      if (const sbk_result h = sbk_bundle_entry_host_state(&bundle, i, &host); h != SBK_OK) {
-        failed(std::string("its host state does not decode: ") + sbk_result_name(h));
+      // The values the pipeline is created with, when the bundle stores any (a specialized build).
+      sbk_specialization specialization;
+      const sbk_result s = sbk_bundle_specialization(&bundle, i, &specialization);
+      if (s != SBK_OK && s != SBK_NOT_FOUND) {
+        failed(std::string("its specialization data: ") + sbk_result_name(s));
         continue;
       }
-      auto vertex = shared.module(entry.vertex_module);
-      auto fragment = shared.module(entry.fragment_module);
+      const bool compute = entry.kind == SBK_KEY_KIND_COMPUTE_PIPELINE;
+      auto fragment = shared.module(entry.fragment_module);  // the compute module, for a compute pipeline
       auto layout = shared.layout(entry.layout);
+      auto vertex = compute ? Result<VkShaderModule>(VkShaderModule{VK_NULL_HANDLE}) : shared.module(entry.vertex_module);
       if (!vertex || !fragment || !layout) {
         failed(!vertex ? vertex.error().message : !fragment ? fragment.error().message : layout.error().message);
         continue;
       }
-      sbk_vk_pipeline_storage storage;
-      VkGraphicsPipelineCreateInfo info;
-      sbk_vk_fill_pipeline(&host, *vertex, *fragment, *layout, &storage, &info);
       VkPipeline pipeline = VK_NULL_HANDLE;
-      const Clock::time_point created_at = Clock::now();
-      const VkResult result = vkCreateGraphicsPipelines(context.device(), cache, 1, &info, nullptr, &pipeline);
+      VkResult result = VK_SUCCESS;
+      const char* call = compute ? "vkCreateComputePipelines" : "vkCreateGraphicsPipelines";
+      Clock::time_point created_at;
+      if (compute) {
+        sbk_vk_specialization_storage storage;
+        VkComputePipelineCreateInfo info;
+        if (sbk_vk_fill_compute_pipeline(*fragment, *layout, s == SBK_OK ? &specialization : nullptr, &storage,
+                                         &info) != SBK_OK) {
+          failed("its specialization data has more entries than a stage takes");
+          continue;
+        }
+        created_at = Clock::now();
+        result = vkCreateComputePipelines(context.device(), cache, 1, &info, nullptr, &pipeline);
+      } else {
+        sbk_host_state host;
+        if (const sbk_result h = sbk_bundle_entry_host_state(&bundle, i, &host); h != SBK_OK) {
+          failed(std::string("its host state does not decode: ") + sbk_result_name(h));
+          continue;
+        }
+        sbk_vk_pipeline_storage storage;
+        VkGraphicsPipelineCreateInfo info;
+        sbk_vk_fill_pipeline(&host, *vertex, *fragment, *layout, &storage, &info);
+        if (s == SBK_OK && sbk_vk_fill_specialization(&specialization, &storage) != SBK_OK) {
+          failed("its specialization data has more entries than a stage takes");
+          continue;
+        }
+        created_at = Clock::now();
+        result = vkCreateGraphicsPipelines(context.device(), cache, 1, &info, nullptr, &pipeline);
+      }
       p.create_ms = ms_since(created_at);
       if (result != VK_SUCCESS) {
-        failed(vk_call_error("vkCreateGraphicsPipelines", result).message);
+        failed(vk_call_error(call, result).message);
         continue;
       }
       vkDestroyPipeline(context.device(), pipeline, nullptr);

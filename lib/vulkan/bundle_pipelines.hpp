@@ -17,13 +17,14 @@ namespace shaderbake::vulkan {
 
 // Creating a bundle's pipelines on a real driver the way a renderer does: every recipe through the runtime
 // header (sbk_bundle_read_module, sbk_bundle_layout + sbk_vk_fill_set_layout, sbk_vk_fill_pipeline with
-// dynamic rendering). What `shaderbake warm` fills a VkPipelineCache with, and times.
+// dynamic rendering or sbk_vk_fill_compute_pipeline, the entry's values from sbk_bundle_specialization). What
+// `shaderbake warm` fills a VkPipelineCache with, and times.
 
 // What one pipeline entry's creation gave.
 struct PipelineCreation {
   uint32_t entry = 0;      // index of the pipeline entry in the bundle (sbk_bundle_entry_at)
   bool created = false;
-  double create_ms = 0;    // wall time of its vkCreateGraphicsPipelines call; 0 when it never got that far
+  double create_ms = 0;    // wall time of its vkCreate{Graphics,Compute}Pipelines call; 0 when it never got that far
   std::string error;       // why it was not created, naming the module, layout or Vulkan call
 };
 
@@ -41,9 +42,9 @@ struct BundlePipelines {
 };
 
 // Creates every pipeline entry of `bundle` once on `context`'s device, through `cache` (VK_NULL_HANDLE: no
-// cache), one vkCreateGraphicsPipelines call per pipeline, timed. Each pipeline is destroyed as soon as it
-// exists: what stays behind is what the driver put into `cache`. Modules and layouts are created once each,
-// shared by the pipelines that use them, and destroyed before returning. The context must have been created
+// cache), one vkCreateGraphicsPipelines (vkCreateComputePipelines) call per pipeline, timed. Each pipeline is
+// destroyed as soon as it exists: what stays behind is what the driver put into `cache`. Modules and layouts
+// are created once each, shared by the pipelines that use them, and destroyed before returning. The context must have been created
 // with DeviceFeatures::dynamic_rendering (recipes render with VkPipelineRenderingCreateInfo).
 // A damaged record, module or layout, or a failing Vulkan call, fails that pipeline only (reported in it,
 // never stops the others). Single-threaded, so that the timings are per pipeline. Error (ErrorKind::internal)

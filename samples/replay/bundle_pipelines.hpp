@@ -13,9 +13,9 @@
 
 #include "lib/core/result.hpp"
 #include "runtime_loader/shaderbake.h"
-#include "runtime_loader/shaderbake_nv2a.h"
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
+#include "samples/replay/replay_guest.hpp"
 
 namespace shaderbake::replay {
 
@@ -23,41 +23,44 @@ namespace shaderbake::replay {
 // "bundle_unusable"): "<what>: <result name>".
 Error bundle_error(sbk_result r, const std::string& what);
 
-// The bundle's routes, read strictly through the runtime headers (shaderbake.h, shaderbake_nv2a.h), as a renderer
-// reads them.
+// The bundle's routes, read strictly through the runtime headers (shaderbake.h, the guest's, shaderbake_vulkan.h),
+// as a renderer reads them.
 //
 // At load: a pipeline layout for every layout contract, and a pipeline for every fallback pipeline entry
-// (the ubershaders, created ahead so that the fallback route never creates anything at a draw).
-// At a draw: the exact pipeline key is probed; a hit is created now from its recipe (module reads, shader
-// modules, vkCreateGraphicsPipelines: the first-use work of the exact route). A miss of an admitted program
-// probes its fallback pipeline key; a hit binds the pre-created ubershader pipeline with the program's
-// packet. Probes never allocate; a damaged record is an error (the replay stops: a renderer would log it).
+// (created ahead so that the fallback route never creates anything at a draw; graphics ones only when asked).
+// At a draw: the exact pipeline key (the compute pipeline key for a compute program) is probed; a hit is
+// created now from its recipe (module reads, shader modules, the entry's specialization data, the create call:
+// the first-use work of the exact route). A miss of an admitted draw probes its fallback pipeline key; a hit
+// binds the pre-created pipeline with the program's packet. Probes never allocate; a damaged record is an error
+// (the replay stops: a renderer would log it).
 class BundlePipelines {
  public:
-  BundlePipelines(const sbk_bundle& bundle, PipelineFactory& factory) : bundle_(bundle), factory_(factory) {}
+  BundlePipelines(const sbk_bundle& bundle, const ReplayGuest& guest, PipelineFactory& factory)
+      : bundle_(bundle), guest_(guest), factory_(factory) {}
   BundlePipelines(const BundlePipelines&) = delete;
   BundlePipelines& operator=(const BundlePipelines&) = delete;
 
-  // The load-time work: layouts, then every fallback pipeline entry. Returns the number of fallback
-  // pipelines created.
-  Result<uint32_t> load();
+  // The load-time work: layouts, then every compute fallback pipeline entry and, with `graphics_fallbacks`,
+  // every graphics one. Returns the number of fallback pipelines created.
+  Result<uint32_t> load(bool graphics_fallbacks = true);
 
-  // Exact route: probes the exact pipeline key of (program, host); on a hit creates its pipeline and
-  // fills `out`. false on a miss.
-  Result<bool> try_exact(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out);
+  // Exact route: probes the exact pipeline key of the draw (`host` null for a compute program); on a hit
+  // creates its pipeline and fills `out`. false on a miss.
+  Result<bool> try_exact(uint32_t program, const sbk_host_state* host, const DrawKeys& keys, DrawBinding* out);
 
-  // Fallback route: the program must be admitted (sbk_nv2a_admit). Probes its fallback pipeline key; on a hit
-  // fills `out` with the pre-created pipeline and the program's packet. false on a miss.
-  Result<bool> try_fallback(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out);
+  // Fallback route, for a draw admission accepted (keys.family_size != 0): probes its fallback pipeline key; on
+  // a hit fills `out` with the pre-created pipeline and the program's packet. false on a miss.
+  Result<bool> try_fallback(uint32_t program, const sbk_host_state* host, const DrawKeys& keys, DrawBinding* out);
 
  private:
   Result<VkShaderModule> module(uint32_t index);
   Result<VkPipeline> create_entry_pipeline(const sbk_entry& entry);
-  Result<bool> probe(uint8_t route, const uint8_t* fragment_key, size_t fragment_key_size, const sbk_host_state& host,
+  Result<bool> probe(uint8_t route, const uint8_t* shader_key, size_t shader_key_size, const sbk_host_state* host,
                      sbk_entry* entry);
-  void fill_binding(const sbk_entry& entry, const sbk_nv2a_program& program, VkPipeline pipeline, DrawBinding* out) const;
+  void fill_binding(const sbk_entry& entry, uint32_t program, VkPipeline pipeline, DrawBinding* out) const;
 
   const sbk_bundle& bundle_;
+  const ReplayGuest& guest_;
   PipelineFactory& factory_;
   struct ZstdDelete {
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
@@ -68,6 +71,7 @@ class BundlePipelines {
   std::unordered_map<uint32_t, VkShaderModule> modules_;    // by module index
   std::unordered_map<uint32_t, VkPipeline> fallback_;       // pre-created, by entry index
   std::vector<uint32_t> spirv_;                             // module read buffer
+  std::vector<uint8_t> key_;                                // probe buffer
 };
 
 }  // namespace shaderbake::replay

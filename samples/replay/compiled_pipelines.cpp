@@ -3,8 +3,6 @@
 
 #include <chrono>
 
-#include "guests/nv2a/exact_emitter.hpp"
-#include "lib/bundle/layout_contract.hpp"
 #include "lib/compile/compile_chain.hpp"
 
 namespace shaderbake::replay {
@@ -25,49 +23,25 @@ sbk_layout to_sbk_layout(const bundle::LayoutContract& contract) {
 
 }  // namespace
 
-Result<bool> CompiledPipelines::create(const sbk_nv2a_program& program, const sbk_host_state& host, DrawBinding* out) {
-  auto source = nv2a::emit_exact_fragment(program);
-  if (!source) {
-    ++generation_failures_;
-    return false;
-  }
-  ++shader_compiles_;
-  auto fragment = compile::compile_glsl(compile::ShaderStage::fragment, *source);
-  if (!fragment) return std::move(fragment).error();
-  // The pass-through vertex shader of this host's vertex layout, writing what the fragment shader reads.
-  ++shader_compiles_;
-  auto vertex = compile::compile_glsl(
-      compile::ShaderStage::vertex,
-      nv2a::emit_vertex_shader(nv2a::vertex_semantic_mask(host), nv2a::fragment_varyings(fragment->reflection)));
-  if (!vertex) return std::move(vertex).error();
-  auto contract = bundle::layout_contract(vertex->reflection, fragment->reflection);
-  if (!contract) return std::move(contract).error();
-
-  auto it = layouts_.find(*contract);
+Status ContractLayouts::fill(const bundle::LayoutContract& contract, DrawBinding* out) {
+  auto it = layouts_.find(contract);
   if (it == layouts_.end()) {
-    const sbk_layout layout = to_sbk_layout(*contract);
+    const sbk_layout layout = to_sbk_layout(contract);
     auto created = factory_.create_layout(layout);
     if (!created) return std::move(created).error();
-    it = layouts_.emplace(*contract, std::make_pair(*created, layout)).first;
+    it = layouts_.emplace(contract, std::make_pair(*created, layout)).first;
   }
-  auto vertex_module = factory_.create_module(vertex->spirv);
-  if (!vertex_module) return std::move(vertex_module).error();
-  auto fragment_module = factory_.create_module(fragment->spirv);
-  if (!fragment_module) return std::move(fragment_module).error();
-  auto pipeline = factory_.create_pipeline(host, *vertex_module, *fragment_module, it->second.first.layout);
-  if (!pipeline) return std::move(pipeline).error();
-
-  out->pipeline = *pipeline;
   out->layout = it->second.first.layout;
   out->set_layout = it->second.first.set_layout;
   out->contract = it->second.second;
-  out->set_sampler_dims(program);
-  return true;
+  return ok_status();
 }
 
 Result<double> warm_up_process(VkDevice device) {
   const auto start = std::chrono::steady_clock::now();
-  auto vertex = compile::compile_glsl(compile::ShaderStage::vertex, nv2a::emit_vertex_shader(1u, 0u));
+  auto vertex = compile::compile_glsl(compile::ShaderStage::vertex,
+                                      "#version 450\nlayout(location = 0) in vec4 position;\n"
+                                      "void main() { gl_Position = position; }\n");
   if (!vertex) return std::move(vertex).error();
   auto fragment = compile::compile_glsl(compile::ShaderStage::fragment,
                                         "#version 450\nlayout(location = 0) out vec4 colour;\n"
@@ -82,7 +56,7 @@ Result<double> warm_up_process(VkDevice device) {
   host.binding_count = 1;
   host.bindings[0] = {0, 16, VK_VERTEX_INPUT_RATE_VERTEX};
   host.attribute_count = 1;
-  host.attributes[0] = {SBK_NV2A_LOCATION_POSITION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+  host.attributes[0] = {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
   {
     PipelineFactory factory(device, VK_NULL_HANDLE, "shaderbake-replay warm-up");
     auto layout = factory.create_layout(sbk_layout{});

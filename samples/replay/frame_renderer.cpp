@@ -74,9 +74,9 @@ void write_attribute_value(uint32_t format, uint8_t* out) {
 
 }  // namespace
 
-void DrawBinding::set_sampler_dims(const sbk_nv2a_program& program) {
-  for (uint32_t s = 0; s < SBK_NV2A_TEXTURE_STAGES; ++s)
-    sampler_dims[s] = static_cast<uint8_t>(sbk_nv2a_sampler_dim(sbk_nv2a_effective_texture_mode(&program, s)));
+void DrawBinding::set_packet(const ReplayGuest& guest, uint32_t program_index) {
+  fallback = true;
+  packet_size = static_cast<uint32_t>(guest.encode_packet(program_index, packet, &packet_binding));
 }
 
 Result<std::unique_ptr<FrameRenderer>> FrameRenderer::create(const VulkanDevice& device, const ReplayTrace& trace,
@@ -192,7 +192,7 @@ Status FrameRenderer::prepare_vertex_data() {
     for (uint32_t a = 0; a < host.attribute_count; ++a) {
       const sbk_vertex_attribute& attribute = host.attributes[a];
       const uint32_t components = float32_components(attribute.format);
-      const bool position = attribute.location == SBK_NV2A_LOCATION_POSITION;
+      const bool position = attribute.location == trace_.guest->position_location();
       if (position && components == 0) continue;
       for (uint32_t b = 0; b < host.binding_count; ++b) {
         if (host.bindings[b].binding != attribute.binding) continue;
@@ -225,33 +225,28 @@ Status FrameRenderer::create_resources() {
     uint32_t layers;
   } kTextures[4] = {{}, {VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_2D, 1}, {VK_IMAGE_TYPE_3D, VK_IMAGE_VIEW_TYPE_3D, 1},
                     {VK_IMAGE_TYPE_2D, VK_IMAGE_VIEW_TYPE_CUBE, 6}};
-  for (int dim = SBK_SAMPLER_2D; dim <= SBK_SAMPLER_CUBE; ++dim) {
+  for (int dim = kSampler2D; dim <= kSamplerCube; ++dim) {
     auto image = create_image(kTextures[dim].type, kTextures[dim].view, VK_FORMAT_R8G8B8A8_UNORM, kTextures[dim].layers,
                               VK_SAMPLE_COUNT_1_BIT, texture_usage, VK_IMAGE_ASPECT_COLOR_BIT);
     if (!image) return std::move(image).error();
     textures_[dim] = std::move(*image);
   }
 
-  // Uniforms: the dynamic block (fixed values that are not zero, so that the combiner constants count in the
-  // pixels; they never reach a key, so no route depends on them), then one packet slot per draw of the
-  // largest frame.
+  // Uniforms: the guest's block (fixed values that are not zero; they never reach a key, so no route depends on
+  // them), then one packet slot per draw of the largest frame. Storage buffers: a zeroed region per binding slot.
   const VkDeviceSize alignment = device_.context().limits().minUniformBufferOffsetAlignment;
-  packet_stride_ = align_up(SBK_NV2A_PACKET_SIZE, alignment);
-  packets_at_ = align_up(SBK_NV2A_DYNAMIC_BLOCK_SIZE, alignment);
+  const std::span<const uint8_t> block = trace_.guest->uniform_block();
+  uniform_block_size_ = std::max<VkDeviceSize>(block.size(), 16);
+  packet_stride_ = align_up(kMaxPacketSize, alignment);
+  packets_at_ = align_up(uniform_block_size_, alignment);
   auto uniforms = create_buffer(packets_at_ + packet_stride_ * std::max(trace_.max_draws_per_frame, 1u),
                                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   if (!uniforms) return std::move(uniforms).error();
   uniforms_ = std::move(*uniforms);
-  sbk_nv2a_dynamic dynamic{};
-  for (uint32_t i = 0; i < SBK_NV2A_MAX_STAGES; ++i) {
-    dynamic.c0[i] = 0xC0804020u + 0x01030507u * i;  // ARGB
-    dynamic.c1[i] = 0x6020A0E0u + 0x07050301u * i;
-  }
-  dynamic.final_c0 = 0x80406080u;
-  dynamic.final_c1 = 0xFF30C090u;
-  dynamic.fog_color = 0xFF8090A0u;
-  dynamic.alpha_ref = 0x20;
-  sbk_nv2a_pack_dynamic(&dynamic, uniforms_.mapped);
+  std::memcpy(uniforms_.mapped, block.data(), block.size());
+  auto storage = create_buffer(kStorageRegion * SBK_MAX_LAYOUT_BINDINGS, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  if (!storage) return std::move(storage).error();
+  storage_ = std::move(*storage);
 
   if (Status s = prepare_vertex_data(); !s) return s;
   for (const sbk_host_state& host : trace_.hosts) {
@@ -302,11 +297,12 @@ Status FrameRenderer::create_resources() {
   }
 
   const uint32_t sets = std::max(trace_.max_draws_per_frame, 1u);
-  const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4 * sets},
-                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * sets}};
+  const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, SBK_MAX_LAYOUT_BINDINGS * sets},
+                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, SBK_MAX_LAYOUT_BINDINGS * sets},
+                                        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SBK_MAX_LAYOUT_BINDINGS * sets}};
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool.maxSets = sets;
-  pool.poolSizeCount = 2;
+  pool.poolSizeCount = 3;
   pool.pPoolSizes = sizes;
   auto made_pool = create_object<VkDescriptorPool>(d, "vkCreateDescriptorPool", vkCreateDescriptorPool, pool,
                                                    vkDestroyDescriptorPool);
@@ -330,14 +326,14 @@ Status FrameRenderer::create_resources() {
     b.subresourceRange = {aspect, 0, 1, 0, layers};
     barriers.push_back(b);
   };
-  for (int dim = SBK_SAMPLER_2D; dim <= SBK_SAMPLER_CUBE; ++dim)
+  for (int dim = kSampler2D; dim <= kSamplerCube; ++dim)
     barrier(textures_[dim].image.get(), VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_UNDEFINED,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
                        static_cast<uint32_t>(barriers.size()), barriers.data());
   barriers.clear();
   const VkClearColorValue grey = {{0.5f, 0.5f, 0.5f, 1.0f}};
-  for (int dim = SBK_SAMPLER_2D; dim <= SBK_SAMPLER_CUBE; ++dim) {
+  for (int dim = kSampler2D; dim <= kSamplerCube; ++dim) {
     const VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, kTextures[dim].layers};
     vkCmdClearColorImage(cmd, textures_[dim].image.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &grey, 1, &range);
     barrier(textures_[dim].image.get(), VK_IMAGE_ASPECT_COLOR_BIT, kTextures[dim].layers, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -410,7 +406,7 @@ void FrameRenderer::begin_rendering(const Target& target) {
 Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
   const sbk_host_state& host = trace_.hosts[host_index];
   const Target* target = target_of_host_[host_index];
-  const bool fallback = binding.has_packet;
+  const bool fallback = binding.fallback;
   // A run of fallback draws ends at a draw of another route or another target.
   if (in_fallback_span_ && (!fallback || target != current_target_)) {
     write_timestamp(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
@@ -461,45 +457,91 @@ Status FrameRenderer::draw(const DrawBinding& binding, uint32_t host_index) {
   for (uint32_t b = 0; b < host.binding_count; ++b)
     vkCmdBindVertexBuffers(cmd_, host.bindings[b].binding, 1, &vertices, &vertex_offsets_[host_index][b]);
 
-  if (binding.contract.binding_count != 0) {
-    VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    allocate.descriptorPool = pool_.get();
-    allocate.descriptorSetCount = 1;
-    allocate.pSetLayouts = &binding.set_layout;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    if (VkResult r = vkAllocateDescriptorSets(device_.device(), &allocate, &set); r != VK_SUCCESS)
-      return vk_call_error("vkAllocateDescriptorSets", r);
-    const VkDeviceSize packet_offset = packets_at_ + packet_stride_ * draws_in_frame_;
-    if (binding.has_packet) std::memcpy(uniforms_.mapped + packet_offset, binding.packet, SBK_NV2A_PACKET_SIZE);
-    VkWriteDescriptorSet writes[SBK_MAX_LAYOUT_BINDINGS];
-    VkDescriptorImageInfo images[SBK_MAX_LAYOUT_BINDINGS];
-    VkDescriptorBufferInfo buffers[SBK_MAX_LAYOUT_BINDINGS];
-    for (uint32_t i = 0; i < binding.contract.binding_count; ++i) {
-      const sbk_layout_binding& b = binding.contract.bindings[i];
-      writes[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[i].dstSet = set;
-      writes[i].dstBinding = b.binding;
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = static_cast<VkDescriptorType>(b.descriptor_type);
-      if (b.descriptor_type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER) {
-        // Bindings 0-3 are the texture stages; the stage's sampler dimensionality picks the texture.
-        const uint8_t dim = b.binding < SBK_NV2A_TEXTURE_STAGES ? binding.sampler_dims[b.binding] : 0;
-        images[i] = {sampler_.get(), textures_[dim == 0 ? uint8_t{SBK_SAMPLER_2D} : dim].view.get(),
-                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        writes[i].pImageInfo = &images[i];
-      } else if (b.binding == SBK_NV2A_BINDING_PACKET) {
-        buffers[i] = {uniforms_.buffer.get(), packet_offset, SBK_NV2A_PACKET_SIZE};
-        writes[i].pBufferInfo = &buffers[i];
-      } else {  // the dynamic block
-        buffers[i] = {uniforms_.buffer.get(), 0, SBK_NV2A_DYNAMIC_BLOCK_SIZE};
-        writes[i].pBufferInfo = &buffers[i];
-      }
-    }
-    vkUpdateDescriptorSets(device_.device(), binding.contract.binding_count, writes, 0, nullptr);
-    vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, binding.layout, 0, 1, &set, 0, nullptr);
-  }
+  if (Status s = bind_resources(binding, VK_PIPELINE_BIND_POINT_GRAPHICS); !s) return s;
   vkCmdDraw(cmd_, 3, 1, 0, 0);
   ++draws_in_frame_;
+  return ok_status();
+}
+
+Status FrameRenderer::dispatch(const DrawBinding& binding) {
+  if (in_fallback_span_) {
+    write_timestamp(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    in_fallback_span_ = false;
+  }
+  if (current_target_) device_.end_rendering(cmd_);
+  current_target_ = nullptr;  // the next draw begins rendering again (clearing its target, as a pass would)
+  vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, binding.pipeline);
+  current_pipeline_ = VK_NULL_HANDLE;
+  if (Status s = bind_resources(binding, VK_PIPELINE_BIND_POINT_COMPUTE); !s) return s;
+  vkCmdDispatch(cmd_, 1, 1, 1);
+  // The storage regions are shared by every dispatch and draw of the frame.
+  VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                           VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                       0, 1, &after, 0, nullptr, 0, nullptr);
+  ++draws_in_frame_;
+  return ok_status();
+}
+
+Status FrameRenderer::bind_resources(const DrawBinding& binding, VkPipelineBindPoint bind_point) {
+  if (binding.contract.push_constant_size != 0) {
+    // The guest's values, zero past what it gives: a layout's range is at most maxPushConstantsSize.
+    uint8_t values[256] = {};
+    const std::span<const uint8_t> given = trace_.guest->push_constants(binding.compute);
+    const uint32_t size = std::min<uint32_t>(binding.contract.push_constant_size, sizeof values);
+    std::memcpy(values, given.data(), std::min<size_t>(given.size(), size));
+    vkCmdPushConstants(cmd_, binding.layout, binding.contract.push_constant_stages, 0, size, values);
+  }
+  if (binding.contract.binding_count == 0) return ok_status();
+  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  allocate.descriptorPool = pool_.get();
+  allocate.descriptorSetCount = 1;
+  allocate.pSetLayouts = &binding.set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  if (VkResult r = vkAllocateDescriptorSets(device_.device(), &allocate, &set); r != VK_SUCCESS)
+    return vk_call_error("vkAllocateDescriptorSets", r);
+  const VkDeviceSize packet_offset = packets_at_ + packet_stride_ * draws_in_frame_;
+  if (binding.fallback) std::memcpy(uniforms_.mapped + packet_offset, binding.packet, binding.packet_size);
+  VkWriteDescriptorSet writes[SBK_MAX_LAYOUT_BINDINGS];
+  VkDescriptorImageInfo images[SBK_MAX_LAYOUT_BINDINGS];
+  VkDescriptorBufferInfo buffers[SBK_MAX_LAYOUT_BINDINGS];
+  for (uint32_t i = 0; i < binding.contract.binding_count; ++i) {
+    const sbk_layout_binding& b = binding.contract.bindings[i];
+    writes[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = b.binding;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = static_cast<VkDescriptorType>(b.descriptor_type);
+    switch (b.descriptor_type) {
+      case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: {
+        const uint8_t dim = trace_.guest->sampler_dim(binding.program, b.binding);
+        images[i] = {sampler_.get(), textures_[dim == 0 || dim > kSamplerCube ? uint8_t{kSampler2D} : dim].view.get(),
+                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        writes[i].pImageInfo = &images[i];
+        break;
+      }
+      case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+        if (binding.fallback && b.binding == binding.packet_binding)
+          buffers[i] = {uniforms_.buffer.get(), packet_offset, packet_stride_};
+        else
+          buffers[i] = {uniforms_.buffer.get(), 0, uniform_block_size_};
+        writes[i].pBufferInfo = &buffers[i];
+        break;
+      case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+        buffers[i] = {storage_.buffer.get(), kStorageRegion * i, kStorageRegion};
+        writes[i].pBufferInfo = &buffers[i];
+        break;
+      default:
+        return vulkan::toolchain_error("unsupported_descriptor", "a pipeline layout asks for descriptor type " +
+                                                                     std::to_string(b.descriptor_type) +
+                                                                     ", which the replay does not provide");
+    }
+  }
+  vkUpdateDescriptorSets(device_.device(), binding.contract.binding_count, writes, 0, nullptr);
+  vkCmdBindDescriptorSets(cmd_, bind_point, binding.layout, 0, 1, &set, 0, nullptr);
   return ok_status();
 }
 

@@ -9,45 +9,53 @@
 #include <tuple>
 #include <vector>
 
-#include "runtime_loader/shaderbake_nv2a.h"
 #include "runtime_loader/shaderbake_router.h"
 #include "samples/replay/pixel_compare.hpp"
+#include "samples/replay/replay_guest.hpp"
 #include "samples/replay/replay_trace.hpp"
 #include "samples/replay/vk_device.hpp"
 
 namespace shaderbake::replay {
 
-// What a draw binds, resolved once at the first use of its (program, host state) pair, whatever the route.
+// What a draw (or dispatch) binds, resolved once at the first use of its (program, host state) pair, whatever
+// the route.
 struct DrawBinding {
   VkPipeline pipeline = VK_NULL_HANDLE;  // VK_NULL_HANDLE: nothing to draw with (the draw is skipped)
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   sbk_layout contract{};        // descriptor set 0, as the pipeline layout declares it
-  uint8_t sampler_dims[SBK_NV2A_TEXTURE_STAGES]{};  // sbk_sampler_dim of texture stages 0-3 (bindings 0-3)
-  bool has_packet = false;      // fallback routes: the packet goes to SBK_NV2A_BINDING_PACKET
-  uint8_t packet[SBK_NV2A_PACKET_SIZE]{};
+  bool compute = false;         // a compute pipeline: dispatched, not drawn
+  uint32_t program = 0;         // the guest program (ReplayGuest::sampler_dim picks its textures)
+  bool fallback = false;        // a fallback route: the packet goes to packet_binding
+  uint32_t packet_binding = 0;
+  uint32_t packet_size = 0;     // 0 when the family's modules read no block
+  uint8_t packet[kMaxPacketSize]{};
   // A route of the runtime router: sbk_router_cmd_bind binds the pipeline (and, for the dynamic route, the
   // state the pipeline leaves dynamic and the default vertex attributes) instead of vkCmdBindPipeline.
   const sbk_router* router = nullptr;
   const sbk_router_binding* routed = nullptr;
 
-  // Fills sampler_dims from `program`'s effective texture modes (every route binds textures the same way).
-  void set_sampler_dims(const sbk_nv2a_program& program);
+  // The program's packet, for a fallback route (ReplayGuest::encode_packet).
+  void set_packet(const ReplayGuest& guest, uint32_t program_index);
 };
 
 // Renders a trace's draws the way an emulator submits them, into small offscreen targets: one command
 // buffer per frame, submitted and waited for (a fence) at the end of the frame, so that every pipeline is
 // really bound and drawn with. Per draw: the render target its host state's formats and sample count need
 // (dynamic rendering), the pipeline, one triangle from a vertex buffer laid out as the host's vertex
-// bindings say (a screen-covering triangle where the position is 32-bit float, zeros elsewhere), and
-// descriptor set 0 as the pipeline's layout contract asks: 1x1 textures of each stage's dimensionality, the
-// dynamic block (zero values) and, for the fallback route, the draw's packet.
+// bindings say (a screen-covering triangle at the guest's position location where that attribute is 32-bit
+// float, a fixed value that is not zero elsewhere), descriptor set 0 as the pipeline's layout contract asks,
+// and the push constants the guest gives. Per dispatch (a compute pipeline): rendering ends, one workgroup is
+// dispatched with the same descriptor set 0 and push constants, and a barrier orders it before what follows.
+// Descriptor set 0: 1x1 textures of the dimensionality the guest names for each sampler binding, the guest's
+// uniform block for every uniform buffer but the fallback routes' packet, the draw's packet there, and a
+// zeroed region of its own for each storage buffer binding.
 //
 // Everything here is created up front (the targets of every host state of the trace, textures, buffers,
 // timestamp queries, the read-back buffer): it is the emulator's own state, not first-use work.
 //
-// Where the queue writes timestamps, each run of consecutive fallback draws (has_packet) into one target is
-// bracketed by a TOP_OF_PIPE and a BOTTOM_OF_PIPE timestamp; fallback_gpu_ms() is their sum for the frame.
+// Where the queue writes timestamps, each run of consecutive fallback draws into one target is bracketed by a
+// TOP_OF_PIPE and a BOTTOM_OF_PIPE timestamp; fallback_gpu_ms() is their sum for the frame.
 // With `read_back_pixels`, every colour attachment of a single-sample target of a comparable format
 // (comparable_texel_bytes) that the frame rendered into is copied to host memory at the end of the frame,
 // and each draw into a target is scissored to an 8x8 tile of its own (the frame's n-th draw there to tile
@@ -63,6 +71,8 @@ class FrameRenderer {
   Status begin_frame();
   // Records one draw of host state `host` (an index into the trace's hosts) with `binding`.
   Status draw(const DrawBinding& binding, uint32_t host);
+  // Records one dispatch of a compute `binding`.
+  Status dispatch(const DrawBinding& binding);
   // Submits the frame and waits for it: the wall time of submit + wait in milliseconds. With read-back on,
   // `pixels` (if not null) gets the frame's colour attachments (its drawn_digest is the caller's).
   Result<double> end_frame(FramePixels* pixels = nullptr);
@@ -102,6 +112,8 @@ class FrameRenderer {
   Status prepare_vertex_data();
   void begin_rendering(const Target& target);
   void write_timestamp(VkPipelineStageFlagBits stage);
+  // Allocates, writes and binds descriptor set 0 of `binding`, and pushes its constants.
+  Status bind_resources(const DrawBinding& binding, VkPipelineBindPoint bind_point);
   void record_read_back();
 
   const VulkanDevice& device_;
@@ -109,10 +121,15 @@ class FrameRenderer {
   std::map<TargetKey, Target> targets_;
   std::vector<const Target*> target_of_host_;
   std::vector<std::vector<VkDeviceSize>> vertex_offsets_;  // per host, per binding (host order)
-  Image textures_[4];  // by sbk_sampler_dim: [1] 2D, [2] 3D, [3] cube; [0] unused
+  Image textures_[4];  // by SamplerDim: [1] 2D, [2] 3D, [3] cube; [0] unused
   vulkan::DeviceObject<VkSampler> sampler_;
   vulkan::HostBuffer vertices_;
-  vulkan::HostBuffer uniforms_;  // the dynamic block at 0, then from packets_at_ one packet slot per draw of a frame
+  // The guest's uniform block at 0 (uniform_block_size_ bytes), then from packets_at_ one packet slot per draw of
+  // the largest frame.
+  vulkan::HostBuffer uniforms_;
+  VkDeviceSize uniform_block_size_ = 0;
+  vulkan::HostBuffer storage_;   // one zeroed region of kStorageRegion bytes per binding slot of a contract
+  static constexpr VkDeviceSize kStorageRegion = 16384;
   VkDeviceSize packets_at_ = 0;
   VkDeviceSize packet_stride_ = 0;
   vulkan::DeviceObject<VkDescriptorPool> pool_;

@@ -77,13 +77,29 @@ Result<PipelineLayout> PipelineFactory::create_layout(const sbk_layout& contract
 }
 
 Result<VkPipeline> PipelineFactory::create_pipeline(const sbk_host_state& host, VkShaderModule vertex,
-                                                    VkShaderModule fragment, VkPipelineLayout layout) {
+                                                    VkShaderModule fragment, VkPipelineLayout layout,
+                                                    const sbk_specialization* specialization) {
   sbk_vk_pipeline_storage storage;
   VkGraphicsPipelineCreateInfo info;
   sbk_vk_fill_pipeline(&host, vertex, fragment, layout, &storage, &info);
+  if (specialization && sbk_vk_fill_specialization(specialization, &storage) != SBK_OK)
+    return Error{ErrorKind::bad_input, "bundle_unusable", "a stage has more specialization values than a pipeline takes", {}};
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (VkResult r = vkCreateGraphicsPipelines(device_, cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
     return vulkan::vk_call_error("vkCreateGraphicsPipelines", r);
+  pipelines_.push_back(pipeline);
+  return pipeline;
+}
+
+Result<VkPipeline> PipelineFactory::create_compute_pipeline(VkShaderModule module, VkPipelineLayout layout,
+                                                            const sbk_specialization* specialization) {
+  sbk_vk_specialization_storage storage;
+  VkComputePipelineCreateInfo info;
+  if (sbk_vk_fill_compute_pipeline(module, layout, specialization, &storage, &info) != SBK_OK)
+    return Error{ErrorKind::bad_input, "bundle_unusable", "a stage has more specialization values than a pipeline takes", {}};
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (VkResult r = vkCreateComputePipelines(device_, cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
+    return vulkan::vk_call_error("vkCreateComputePipelines", r);
   pipelines_.push_back(pipeline);
   return pipeline;
 }

@@ -22,7 +22,8 @@ struct PipelineLayout {
 
 // Creates the Vulkan objects of one replay mode (shader modules, layouts, pipelines), all through one
 // VkPipelineCache, counts what it creates, and destroys all of it with the mode. Pipelines are filled
-// from a host state with the runtime header's sbk_vk_fill_pipeline, for every route.
+// from a host state with the runtime header's sbk_vk_fill_pipeline (compute pipelines with
+// sbk_vk_fill_compute_pipeline), for every route.
 //
 // `salt`: when not empty, every shader module gets an OpSourceExtension carrying it, so that the driver
 // sees modules it has never seen in this process. The modes of one run use different salts (and
@@ -39,8 +40,11 @@ class PipelineFactory {
 
   Result<VkShaderModule> create_module(std::span<const uint32_t> spirv);
   Result<PipelineLayout> create_layout(const sbk_layout& contract);
+  // `specialization` (may be null): the values of a bundle entry (sbk_bundle_specialization) or the renderer's own.
   Result<VkPipeline> create_pipeline(const sbk_host_state& host, VkShaderModule vertex, VkShaderModule fragment,
-                                     VkPipelineLayout layout);
+                                     VkPipelineLayout layout, const sbk_specialization* specialization = nullptr);
+  Result<VkPipeline> create_compute_pipeline(VkShaderModule module, VkPipelineLayout layout,
+                                             const sbk_specialization* specialization);
 
   uint64_t pipelines_created() const { return pipelines_.size(); }
   uint64_t modules_created() const { return modules_.size(); }

@@ -12,7 +12,6 @@
 #include "samples/replay/frame_renderer.hpp"
 #include "samples/replay/pipeline_factory.hpp"
 #include "samples/replay/router_pipelines.hpp"
-#include "runtime_loader/shaderbake_nv2a.h"
 
 namespace shaderbake::replay {
 
@@ -41,19 +40,20 @@ struct Resolved {
   Route route;
 };
 
-// A first use, in a renderer's order: the exact pipeline, then (admitted programs only) the fallback pipeline
-// with the packet, then the old way. `routes` is null in mode none. An uncovered program the exact emitter
-// cannot generate resolves to no pipeline.
-Result<Resolved> select_route(BundlePipelines* routes, CompiledPipelines& old_way, const sbk_nv2a_program& program,
-                              const sbk_host_state& host) {
+// A first use, in a renderer's order: the exact pipeline, then (draws admission accepts only) the fallback
+// pipeline with the packet, then the old way. `routes` is null in mode none; `host` is null for a dispatch. An
+// uncovered program the guest cannot generate resolves to no pipeline.
+Result<Resolved> select_route(BundlePipelines* routes, OldWay& old_way, const ReplayGuest& guest, uint32_t program,
+                              const sbk_host_state* host, DrawKeys& keys) {
   Resolved r{};
   if (routes) {
-    auto exact = routes->try_exact(program, host, &r.binding);
+    guest.encode_keys(program, host, &keys);
+    auto exact = routes->try_exact(program, host, keys, &r.binding);
     if (!exact) return std::move(exact).error();
     r.route = Route::exact;
     if (*exact) return r;
-    if (sbk_nv2a_admit_draw(&program, &host, nullptr) == SBK_NV2A_OK) {  // fail-closed: a rejected draw never takes it
-      auto fallback = routes->try_fallback(program, host, &r.binding);
+    if (keys.family_size != 0) {  // fail-closed: a rejected draw never takes it
+      auto fallback = routes->try_fallback(program, host, keys, &r.binding);
       if (!fallback) return std::move(fallback).error();
       r.route = Route::fallback;
       if (*fallback) return r;
@@ -135,10 +135,56 @@ struct FrameContext {
   const ReplayTrace& trace;
   FrameRenderer& renderer;
   PipelineFactory& factory;
-  CompiledPipelines& old_way;
+  OldWay& old_way;
   bool read_back_pixels;
   FramePacer& pacer;
+  DrawKeys& keys;  // scratch for the draw being resolved
 };
+
+const sbk_host_state* host_of(const FrameContext& c, const ReplayDraw& draw) {
+  return draw.host == kNoHost ? nullptr : &c.trace.hosts[draw.host];
+}
+
+// Records a draw, or a dispatch for a compute pipeline.
+Status record(const FrameContext& c, const DrawBinding& binding, const ReplayDraw& draw) {
+  return binding.compute ? c.renderer.dispatch(binding) : c.renderer.draw(binding, draw.host);
+}
+
+// The first use of a pair that takes the bundle's routes directly (every pair in modes none, bundle and
+// bundle+cache; a compute pair in the router modes): select_route, timed and counted as first-use work.
+Result<Resolved> first_use(const FrameContext& c, BundlePipelines* routes, const ReplayDraw& draw, double* first_use_ms,
+                           ModeResult& out) {
+  // Everything from here to the binding is the stall a renderer would see.
+  const uint64_t pipelines_before = c.factory.pipelines_created();
+  const uint64_t compiles_before = c.old_way.shader_compiles();
+  const auto start = Clock::now();
+  auto selected = select_route(routes, c.old_way, *c.trace.guest, draw.program, host_of(c, draw), c.keys);
+  if (!selected) return selected;
+  const Resolved& r = *selected;
+  if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
+  const double ms = ms_since(start);
+  RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
+  ++work.first_uses;
+  work.ms += ms;
+  work.pipelines_created += c.factory.pipelines_created() - pipelines_before;
+  work.shader_compiles += c.old_way.shader_compiles() - compiles_before;
+  out.pipelines_render_thread += c.factory.pipelines_created() - pipelines_before;
+  *first_use_ms += ms;
+  out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
+  return selected;
+}
+
+// Draws (or skips) a pair resolved by first_use.
+Status draw_resolved(const FrameContext& c, const Resolved& r, const ReplayDraw& draw, uint32_t index_in_frame,
+                     DrawnDigest& drawn, ModeResult& out) {
+  ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
+  if (r.binding.pipeline == VK_NULL_HANDLE) {
+    ++out.draws_skipped;
+    drawn.skipped(index_in_frame);
+    return ok_status();
+  }
+  return record(c, r.binding, draw);
+}
 
 // Submits the frame and records what every mode records of it: its pixels (when read back), first-use and
 // submit times, fallback GPU time, draws.
@@ -176,35 +222,11 @@ Status replay_frames(const FrameContext& c, BundlePipelines* routes, ModeResult&
       if (it != resolved.end()) {
         ++out.reused;
       } else {
-        // A first use: everything from here to the binding is the stall an emulator would see.
-        const sbk_nv2a_program& program = c.trace.programs[draw.program];
-        const sbk_host_state& host = c.trace.hosts[draw.host];
-        const uint64_t pipelines_before = c.factory.pipelines_created();
-        const uint64_t compiles_before = c.old_way.shader_compiles();
-        const auto start = Clock::now();
-        auto selected = select_route(routes, c.old_way, program, host);
-        if (!selected) return std::move(selected).error();
-        const Resolved r = *selected;
-        if (r.route == Route::uncovered && r.binding.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
-        const double ms = ms_since(start);
-        RouteWork& work = r.route == Route::exact ? out.exact : r.route == Route::fallback ? out.fallback : out.uncovered;
-        ++work.first_uses;
-        work.ms += ms;
-        work.pipelines_created += c.factory.pipelines_created() - pipelines_before;
-        work.shader_compiles += c.old_way.shader_compiles() - compiles_before;
-        out.pipelines_render_thread += c.factory.pipelines_created() - pipelines_before;
-        first_use_ms += ms;
-        out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
-        it = resolved.emplace(pair, r).first;
+        auto r = first_use(c, routes, draw, &first_use_ms, out);
+        if (!r) return std::move(r).error();
+        it = resolved.emplace(pair, std::move(*r)).first;
       }
-      const Resolved& r = it->second;
-      ++(r.route == Route::exact ? out.draws_exact : r.route == Route::fallback ? out.draws_fallback : out.draws_uncovered);
-      if (r.binding.pipeline == VK_NULL_HANDLE) {
-        ++out.draws_skipped;
-        drawn.skipped(i - frame.first);
-        continue;
-      }
-      if (Status s = c.renderer.draw(r.binding, draw.host); !s) return s;
+      if (Status s = draw_resolved(c, it->second, draw, i - frame.first, drawn, out); !s) return s;
     }
     if (Status s = end_frame(c, frame, drawn, first_use_ms, out); !s) return s;
   }
@@ -233,18 +255,20 @@ RouteWork& work_of(ModeResult& out, uint32_t route) {
 
 // The frames of the router modes. Per frame sbk_router_begin_frame; per draw the pair's binding is resolved
 // (two compares while it is current), drawn with the router's pipeline, or, where the router has nothing, with
-// the old way's, compiled now on this thread. The figures are taken after the last frame's submission: work
-// the workers finish later is not counted.
-Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, ModeResult& out) {
+// the old way's, made now on this thread. The router routes draws: a dispatch takes the bundle's routes
+// directly (`compute`: the exact pipeline created at its first use, the compute fallbacks at load), as in mode
+// bundle. The figures are taken after the last frame's submission: work the workers finish later is not
+// counted.
+Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, BundlePipelines& compute, ModeResult& out) {
   std::unordered_map<uint64_t, RoutedPair> pairs;
+  std::unordered_map<uint64_t, Resolved> dispatches;
   const sbk_router_stats at_load = routes.stats();
   // The old way, on the render thread, counted in `work` (the caller times it as first-use work).
-  auto compile_old_way = [&](RoutedPair& p, const sbk_nv2a_program& program, const sbk_host_state& host,
-                             RouteWork& work) -> Status {
+  auto compile_old_way = [&](RoutedPair& p, uint32_t program, const sbk_host_state& host, RouteWork& work) -> Status {
     const uint64_t pipelines_before = c.factory.pipelines_created();
     const uint64_t compiles_before = c.old_way.shader_compiles();
     p.compiled_tried = true;
-    auto compiled = c.old_way.create(program, host, &p.compiled);
+    auto compiled = c.old_way.create(program, &host, &p.compiled);
     if (!compiled) return std::move(compiled).error();
     work.pipelines_created += c.factory.pipelines_created() - pipelines_before;
     work.shader_compiles += c.old_way.shader_compiles() - compiles_before;
@@ -262,41 +286,53 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
     DrawnDigest drawn;
     for (uint32_t i = frame.first; i < frame.first + frame.count; ++i) {
       const ReplayDraw& draw = c.trace.draws[i];
-      const sbk_nv2a_program& program = c.trace.programs[draw.program];
+      const uint64_t pair = uint64_t{draw.program} << 32 | draw.host;
+      if (draw.host == kNoHost) {
+        auto it = dispatches.find(pair);
+        if (it != dispatches.end()) {
+          ++out.reused;
+        } else {
+          auto r = first_use(c, &compute, draw, &first_use_ms, out);
+          if (!r) return std::move(r).error();
+          it = dispatches.emplace(pair, std::move(*r)).first;
+        }
+        if (Status s = draw_resolved(c, it->second, draw, i - frame.first, drawn, out); !s) return s;
+        continue;
+      }
       const sbk_host_state& host = c.trace.hosts[draw.host];
-      auto [it, first_use] = pairs.try_emplace(uint64_t{draw.program} << 32 | draw.host);
+      auto [it, first] = pairs.try_emplace(pair);
       RoutedPair& p = it->second;
-      if (first_use) {
-        // A first use: the resolve (a foreground creation inside it included) and an uncovered compile are the
-        // stall an emulator would see.
+      if (first) {
+        // A first use: the keys, the resolve (a foreground creation inside it included) and an uncovered compile
+        // are the stall a renderer would see.
         const uint64_t foreground_before = routes.stats().foreground_creations;
         const auto start = Clock::now();
-        routes.resolve(program, host, &p.binding);
+        c.trace.guest->encode_keys(draw.program, &host, &c.keys);
+        routes.resolve(c.keys, host, &p.binding);
         p.first_route = p.binding.route;
         RouteWork& work = work_of(out, p.binding.route);
         if (p.binding.route == SBK_ROUTED_UNCOVERED) {
-          if (Status s = compile_old_way(p, program, host, work); !s) return s;
+          if (Status s = compile_old_way(p, draw.program, host, work); !s) return s;
           if (p.compiled.pipeline == VK_NULL_HANDLE) ++out.uncovered_failed;
         }
         const double ms = ms_since(start);
         const uint64_t foreground = routes.stats().foreground_creations - foreground_before;
         work.pipelines_created += foreground;
         out.pipelines_render_thread += foreground;
-        if (sbk_nv2a_admit_draw(&program, &host, nullptr) != SBK_NV2A_OK) out.foreground_without_fallback += foreground;
+        if (c.keys.family_size == 0) out.foreground_without_fallback += foreground;
         ++work.first_uses;
         work.ms += ms;
         first_use_ms += ms;
         out.slowest_first_use_ms = std::max(out.slowest_first_use_ms, ms);
       } else {
         ++out.reused;
-        if (routes.current(p.binding)) {
-          routes.resolve(program, host, &p.binding);  // two compares: the binding stays as it is
-        } else {
+        if (!routes.current(p.binding)) {  // current: two compares, the binding stays as it is
           // An adoption (or a permanent failure) made the binding stale: a full resolution, small but counted.
           const auto start = Clock::now();
-          routes.resolve(program, host, &p.binding);
+          c.trace.guest->encode_keys(draw.program, &host, &c.keys);
+          routes.resolve(c.keys, host, &p.binding);
           if (p.binding.route == SBK_ROUTED_UNCOVERED && !p.compiled_tried) {
-            if (Status s = compile_old_way(p, program, host, out.uncovered); !s) return s;
+            if (Status s = compile_old_way(p, draw.program, host, out.uncovered); !s) return s;
             first_use_ms += ms_since(start);
           } else {
             router_ms += ms_since(start);
@@ -311,7 +347,7 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
       const DrawBinding* binding = &p.compiled;
       if (route != SBK_ROUTED_UNCOVERED) {
         if (p.routed_from != p.binding.pipeline || p.routed_route != route) {
-          routes.fill_draw(p.binding, program, &p.routed);
+          routes.fill_draw(p.binding, *c.trace.guest, draw.program, &p.routed);
           p.routed_from = p.binding.pipeline;
           p.routed_route = route;
         }
@@ -350,7 +386,9 @@ Status replay_frames_routed(const FrameContext& c, RouterPipelines& routes, Mode
   }
   for (const auto& [pair, p] : pairs) {
     if (p.first_route != SBK_ROUTED_FALLBACK && p.first_route != SBK_ROUTED_DYNAMIC_FALLBACK) continue;
-    switch (routes.promotion_state(c.trace.programs[pair >> 32], c.trace.hosts[pair & 0xFFFFFFFFu])) {
+    const sbk_host_state& host = c.trace.hosts[pair & 0xFFFFFFFFu];
+    c.trace.guest->encode_keys(static_cast<uint32_t>(pair >> 32), &host, &c.keys);
+    switch (routes.promotion_state(c.keys, host)) {
       case SBK_PROMOTION_READY: ++r.on_fallback_promoted; break;
       case SBK_PROMOTION_ABSENT: ++r.on_fallback_no_exact; break;
       case SBK_PROMOTION_FAILED_PERMANENTLY: ++r.on_fallback_failed; break;
@@ -384,8 +422,8 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
       return e;
     }
     bundle.open = true;
-    // The loader checks the format only; the keys must be nv2a keys of this schema (SBK_ERROR_VERSION).
-    if (sbk_result r = sbk_nv2a_check_bundle(&bundle.bundle); r != SBK_OK) {
+    // The loader checks the format only; the keys must be the trace's guest's, of its schema (SBK_ERROR_VERSION).
+    if (sbk_result r = trace.guest->check_bundle(bundle.bundle); r != SBK_OK) {
       Error e = bundle_error(r, "cannot open the bundle");
       e.where.file = options.bundle_path;
       return e;
@@ -426,9 +464,10 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
                                                      vkDestroyPipelineCache);
   if (!cache) return std::move(cache).error();
   PipelineFactory factory(vk, cache->get(), salt_of(mode));
-  CompiledPipelines old_way(factory);
+  const std::unique_ptr<OldWay> old_way = trace.guest->old_way(factory);
   FramePacer pacer(options.frame_interval_ms);
-  const FrameContext frames{trace, **renderer, factory, old_way, options.read_back_pixels, pacer};
+  const auto keys = std::make_unique<DrawKeys>();
+  const FrameContext frames{trace, **renderer, factory, *old_way, options.read_back_pixels, pacer, *keys};
 
   if (uses_router(mode)) {
     ModeResult::RouterFigures& r = out.router;
@@ -443,21 +482,25 @@ Result<ModeResult> replay_on_new_device(Mode mode, const ReplayTrace& trace, con
     auto routes = RouterPipelines::load(**device, bundle.bundle, cache->get(), router_options);
     if (!routes) return std::move(routes).error();
     r.router_load_ms = ms_since(router_start);
+    // Dispatches take the bundle's routes directly: its compute fallback pipelines are created at load too.
+    BundlePipelines compute(bundle.bundle, *trace.guest, factory);
+    auto compute_fallbacks = compute.load(/*graphics_fallbacks=*/false);
+    if (!compute_fallbacks) return std::move(compute_fallbacks).error();
     out.load_ms = ms_since(load_start);
     const sbk_router_stats loaded = (*routes)->stats();
-    out.load_fallback_pipelines = loaded.fallback_pipelines;
+    out.load_fallback_pipelines = loaded.fallback_pipelines + *compute_fallbacks;
     out.load_layouts = sbk_bundle_layout_count(&bundle.bundle);
-    out.pipelines_at_load = loaded.load_pipelines - loaded.load_failures;
+    out.pipelines_at_load = loaded.load_pipelines - loaded.load_failures + *compute_fallbacks;
     r.load_failures = loaded.load_failures;
     r.worker_cpu_ms_load = static_cast<double>(loaded.worker_cpu_ns) / 1e6;
-    if (Status s = replay_frames_routed(frames, **routes, out); !s) return std::move(s).error();
+    if (Status s = replay_frames_routed(frames, **routes, compute, out); !s) return std::move(s).error();
     // Destroyed on return, before the objects below: the router (its workers first), then as the other modes.
     return out;
   }
 
   std::unique_ptr<BundlePipelines> routes;
   if (mode != Mode::none) {
-    routes = std::make_unique<BundlePipelines>(bundle.bundle, factory);
+    routes = std::make_unique<BundlePipelines>(bundle.bundle, *trace.guest, factory);
     auto loaded = routes->load();
     if (!loaded) return std::move(loaded).error();
     out.load_fallback_pipelines = *loaded;

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <map>
 
-#include "guests/nv2a/nv2a_guest.hpp"
+#include "guests/registry.hpp"
 #include "lib/trace/trace_reader.hpp"
+#include "samples/replay/nv2a_replay_guest.hpp"
+#include "samples/replay/specconst_replay_guest.hpp"
 
 namespace shaderbake::replay {
 
@@ -23,6 +25,8 @@ class StderrSink final : public DiagnosticSink {
  private:
   std::map<std::string, uint64_t> counts_;
 };
+
+static_assert(kNoHost == trace::kNoHost);
 
 class Collector final : public trace::DrawConsumer {
  public:
@@ -51,28 +55,36 @@ Error input_error(const std::string& path, std::string reason, std::string messa
   return e;
 }
 
+// The replay's renderer of the guest the trace's capture record names.
+Result<std::unique_ptr<ReplayGuest>> make_replay_guest(const trace::TraceReader& reader) {
+  const std::string_view guest = reader.model()->name();
+  if (guest == "nv2a") return make_nv2a_replay_guest(reader);
+  if (guest == "specconst") return make_specconst_replay_guest(reader);
+  return Error{ErrorKind::bad_input, "guest_not_replayable",
+               "the replay renders nv2a and specconst traces, not guest \"" + std::string(guest) + "\"", {}};
+}
+
 }  // namespace
 
 Result<ReplayTrace> load_trace(const std::string& path, uint64_t max_frames) {
-  nv2a::Nv2aGuestModel model;
   StderrSink sink;
-  trace::TraceReader reader(model, trace::ReaderOptions{}, sink);
+  trace::TraceReader reader(guests::registered_guests(), trace::ReaderOptions{}, sink);
   Collector collector(max_frames);
   if (Status s = reader.read_file(path, collector); !s) return std::move(s).error();
   const trace::FileSummary& summary = reader.files().back();
-  if (!summary.readable) return input_error(path, "unreadable_trace", "the trace cannot be used (see above)");
+  if (!summary.readable || reader.model() == nullptr)
+    return input_error(path, "unreadable_trace", "the trace cannot be used (see above)");
   if (collector.draws.empty()) return input_error(path, "no_draws", "the trace holds no good draw");
 
   ReplayTrace out;
   for (const auto& [reason, count] : summary.bad_records) out.bad_records += count;
-  // The guest programs, decoded from their canonical exact keys: the normalised program, whose exact key is
-  // the key the trace reader computed (sbk_nv2a_decode_exact_key's contract).
-  out.programs.resize(reader.exact_keys().size());
-  for (uint32_t p = 0; p < reader.exact_keys().size(); ++p) {
-    const auto key = reader.exact_keys().bytes(p);
-    if (key.size() != SBK_NV2A_EXACT_KEY_SIZE || sbk_nv2a_decode_exact_key(key.data(), &out.programs[p]) != SBK_OK)
-      return input_error(path, "not_nv2a", "the trace's programs are not nv2a programs");
+  auto guest = make_replay_guest(reader);
+  if (!guest) {
+    Error e = std::move(guest).error();
+    e.where.file = path;
+    return e;
   }
+  out.guest = std::move(*guest);
   out.hosts.reserve(reader.host_states().size());
   for (uint32_t h = 0; h < reader.host_states().size(); ++h) out.hosts.push_back(reader.host_state(h));
   out.draws = std::move(collector.draws);

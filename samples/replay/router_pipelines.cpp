@@ -47,38 +47,27 @@ RouterPipelines::~RouterPipelines() { sbk_router_destroy(router_); }
 
 namespace {
 
-// Admission of one draw with its family key encoded once: the program (sbk_nv2a_admit), then the family on the
-// draw's depth attachment (sbk_nv2a_admit_attachment); what sbk_nv2a_admit_draw answers, without encoding the
-// family key twice at a draw.
-bool admitted_family(const sbk_nv2a_program& program, const sbk_host_state& host,
-                     uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE]) {
-  if (sbk_nv2a_admit(&program, nullptr) != SBK_NV2A_OK) return false;
-  sbk_nv2a_encode_family_key(&program, family_key);
-  return sbk_nv2a_admit_attachment(family_key, host.depth_format) == SBK_NV2A_OK;
-}
-
-}  // namespace
-
-sbk_router_draw RouterPipelines::draw_of(const sbk_nv2a_program& program, const sbk_host_state& host) {
-  sbk_nv2a_encode_exact_key(&program, exact_key_);
+sbk_router_draw draw_of(const DrawKeys& keys, const sbk_host_state& host) {
   sbk_router_draw draw{};
-  draw.exact_key = exact_key_;
-  draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (admitted_family(program, host, family_key_)) {  // fail-closed: a rejected draw never takes a fallback
-    draw.family_key = family_key_;
-    draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;
+  draw.exact_key = keys.exact;
+  draw.exact_key_size = static_cast<uint32_t>(keys.exact_size);
+  if (keys.family_size != 0) {  // fail-closed: a draw admission refused never takes a fallback
+    draw.family_key = keys.family;
+    draw.family_key_size = static_cast<uint32_t>(keys.family_size);
   }
   draw.host = &host;
   return draw;
 }
 
-void RouterPipelines::resolve(const sbk_nv2a_program& program, const sbk_host_state& host, sbk_router_binding* binding) {
-  const sbk_router_draw draw = draw_of(program, host);
+}  // namespace
+
+void RouterPipelines::resolve(const DrawKeys& keys, const sbk_host_state& host, sbk_router_binding* binding) {
+  const sbk_router_draw draw = draw_of(keys, host);
   // SBK_ERROR_INVALID_STATE (a host state the encoder refuses) leaves the binding uncovered: the old way.
   (void)sbk_router_resolve(router_, &draw, binding);
 }
 
-void RouterPipelines::fill_draw(const sbk_router_binding& binding, const sbk_nv2a_program& program,
+void RouterPipelines::fill_draw(const sbk_router_binding& binding, const ReplayGuest& guest, uint32_t program,
                                 DrawBinding* out) const {
   *out = DrawBinding{};
   out->pipeline = binding.pipeline;
@@ -87,28 +76,15 @@ void RouterPipelines::fill_draw(const sbk_router_binding& binding, const sbk_nv2
     out->set_layout = set_layouts_[binding.layout_index];
     out->contract = contracts_[binding.layout_index];
   }
-  out->set_sampler_dims(program);
-  if (binding.route == SBK_ROUTED_FALLBACK || binding.route == SBK_ROUTED_DYNAMIC_FALLBACK) {
-    sbk_nv2a_encode_packet(&program, out->packet);  // the program, as runtime data for the ubershader
-    out->has_packet = true;
-  }
+  out->program = program;
+  if (binding.route == SBK_ROUTED_FALLBACK || binding.route == SBK_ROUTED_DYNAMIC_FALLBACK)
+    out->set_packet(guest, program);  // the program's values, as runtime data for the family's pipeline
   out->router = router_;
   out->routed = &binding;
 }
 
-uint32_t RouterPipelines::promotion_state(const sbk_nv2a_program& program, const sbk_host_state& host) const {
-  // The probe's own key buffers: this is a const call.
-  uint8_t exact_key[SBK_NV2A_EXACT_KEY_SIZE];
-  uint8_t family_key[SBK_NV2A_FAMILY_KEY_SIZE];
-  sbk_nv2a_encode_exact_key(&program, exact_key);
-  sbk_router_draw draw{};
-  draw.exact_key = exact_key;
-  draw.exact_key_size = SBK_NV2A_EXACT_KEY_SIZE;
-  if (admitted_family(program, host, family_key)) {
-    draw.family_key = family_key;
-    draw.family_key_size = SBK_NV2A_FAMILY_KEY_SIZE;
-  }
-  draw.host = &host;
+uint32_t RouterPipelines::promotion_state(const DrawKeys& keys, const sbk_host_state& host) const {
+  const sbk_router_draw draw = draw_of(keys, host);
   sbk_router_binding probe{};
   uint32_t promotion = SBK_PROMOTION_ABSENT;
   (void)sbk_router_probe(router_, &draw, &probe, &promotion);

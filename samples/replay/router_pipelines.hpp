@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "lib/core/result.hpp"
-#include "runtime_loader/shaderbake_nv2a.h"
 #include "runtime_loader/shaderbake_router.h"
 #include "samples/replay/frame_renderer.hpp"
+#include "samples/replay/replay_guest.hpp"
 #include "samples/replay/vk_device.hpp"
 
 namespace shaderbake::replay {
@@ -38,31 +38,27 @@ class RouterPipelines {
   void begin_frame(uint64_t frame) { sbk_router_begin_frame(router_, frame); }
   bool current(const sbk_router_binding& binding) const { return sbk_router_current(router_, &binding) != 0; }
 
-  // Routes one draw of (program, host): its exact key, its family key when sbk_nv2a_admit accepts the
-  // program, the host state, into the pair's binding. A host state the key encoder refuses leaves the
-  // binding uncovered.
-  void resolve(const sbk_nv2a_program& program, const sbk_host_state& host, sbk_router_binding* binding);
+  // Routes one draw of (program, host) with its keys (the family key only when admission accepted the draw)
+  // into the pair's binding. A host state the key encoder refuses leaves the binding uncovered.
+  void resolve(const DrawKeys& keys, const sbk_host_state& host, sbk_router_binding* binding);
 
   // What the renderer draws with for a routed binding (binding.route is not uncovered): the router's
-  // pipeline and pipeline layout, the layout's set layout and contract, the program's samplers and, on the
-  // fallback routes, its packet. `binding` must stay where it is while the draw is recorded.
-  void fill_draw(const sbk_router_binding& binding, const sbk_nv2a_program& program, DrawBinding* out) const;
+  // pipeline and pipeline layout, the layout's set layout and contract, the program and, on the fallback
+  // routes, its packet. `binding` must stay where it is while the draw is recorded.
+  void fill_draw(const sbk_router_binding& binding, const ReplayGuest& guest, uint32_t program, DrawBinding* out) const;
 
-  // The exact pipeline's sbk_promotion_state for (program, host), without side effects (sbk_router_probe).
-  uint32_t promotion_state(const sbk_nv2a_program& program, const sbk_host_state& host) const;
+  // The exact pipeline's sbk_promotion_state for the draw, without side effects (sbk_router_probe).
+  uint32_t promotion_state(const DrawKeys& keys, const sbk_host_state& host) const;
 
   sbk_router_stats stats() const;
   std::vector<sbk_router_promotion> promotions() const;
 
  private:
   RouterPipelines() = default;
-  sbk_router_draw draw_of(const sbk_nv2a_program& program, const sbk_host_state& host);
 
   sbk_router* router_ = nullptr;
   std::vector<sbk_layout> contracts_;                // by bundle layout index
   std::vector<VkDescriptorSetLayout> set_layouts_;   // the router's, by bundle layout index
-  uint8_t exact_key_[SBK_NV2A_EXACT_KEY_SIZE]{};     // the draw being resolved
-  uint8_t family_key_[SBK_NV2A_FAMILY_KEY_SIZE]{};
 };
 
 }  // namespace shaderbake::replay
