@@ -82,6 +82,11 @@ void print_summary(const BuildOptions& options, const nlohmann::ordered_json& ou
   const cache::CacheStats stats = artifact_cache->stats();
   std::printf("cache %s: %llu hits, %llu misses\n", escape_controls(dir).c_str(), static_cast<unsigned long long>(stats.hits),
               static_cast<unsigned long long>(stats.misses));
+  if (const cache::RemoteCache* remote = artifact_cache->remote())
+    std::printf("remote cache %s: %llu hits, %llu misses, %llu damaged, %llu stored%s\n", escape_controls(remote->url()).c_str(),
+                static_cast<unsigned long long>(stats.remote_hits), static_cast<unsigned long long>(stats.remote_misses),
+                static_cast<unsigned long long>(stats.remote_corrupt), static_cast<unsigned long long>(stats.remote_stores),
+                remote->failure() ? " (out of use after a failure)" : "");
 }
 
 // Writes the bundle and, when asked for, the report; the same way for a build and for a memo hit.
@@ -114,7 +119,8 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   const auto start = Clock::now();
   const unsigned threads = compile_threads(options.jobs);
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
+  std::unique_ptr<cache::ArtifactCache> artifact_cache =
+      open_artifact_cache(options.cache_dir, options.no_cache, options.cache_url);
 
   MemoState memo;
   std::optional<cache::BuildInputs> inputs;

@@ -18,6 +18,7 @@
 #include "cli/command_output.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "lib/cache/remote_cache.hpp"
 
 namespace {
 
@@ -25,6 +26,19 @@ namespace {
 const CLI::Validator kNonEmptyPath(
     [](std::string& value) { return value.empty() ? std::string("an empty path; name a file") : std::string(); },
     "PATH", "non-empty path");
+
+constexpr const char* kCacheUrlHelp =
+    "A shared artifact cache over HTTP behind the local one: a local miss GETs URL/cas/<entry>, every entry stored "
+    "is PUT there (nginx WebDAV, bazel-remote); each entry is checked as a local one. When the server fails (no "
+    "connection, a timeout, an error status) the command warns once and goes on locally";
+
+// --cache-url: what the remote store accepts (cache::RemoteCache::open), checked before anything runs.
+const CLI::Validator kCacheUrl(
+    [](std::string& value) {
+      auto remote = shaderbake::cache::RemoteCache::open(value);
+      return remote ? std::string() : remote.error().message;
+    },
+    "URL", "http(s) URL");
 
 // --fail-under: a finite number from 0 to 100 (NaN, "-5", "" or "101" would turn a release gate off or make it
 // unpassable without saying so).
@@ -126,8 +140,10 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
                           "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, else $XDG_CACHE_HOME/shaderbake, "
                           "else ~/.cache/shaderbake)")
       ->check(kNonEmptyPath);
+  CLI::Option* compile_cache_url = compile_cmd->add_option("--cache-url", compile.cache_url, kCacheUrlHelp)->check(kCacheUrl);
   compile_cmd->add_flag("--no-cache", compile.no_cache, "Compile everything; neither read nor write the artifact cache")
-      ->excludes(compile_cache_dir);
+      ->excludes(compile_cache_dir)
+      ->excludes(compile_cache_url);
 
   BuildOptions build;
   CLI::App* build_cmd = app.add_subcommand(
@@ -152,8 +168,10 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
                         "Artifact cache directory (default: $SHADERBAKE_CACHE_DIR, $XDG_CACHE_HOME/shaderbake or "
                         "~/.cache/shaderbake)")
       ->check(kNonEmptyPath);
+  CLI::Option* build_cache_url = build_cmd->add_option("--cache-url", build.cache_url, kCacheUrlHelp)->check(kCacheUrl);
   build_cmd->add_flag("--no-cache", build.no_cache, "Compile everything; neither read nor write the artifact cache")
-      ->excludes(build_cache_dir);
+      ->excludes(build_cache_dir)
+      ->excludes(build_cache_url);
   build_cmd->add_flag("--no-build-memo", build.no_build_memo,
                       "Run every stage even when no input changed since a remembered build (compiled modules still "
                       "come from the artifact cache)");

@@ -31,6 +31,7 @@ struct CompileOptions {
   bool strict = false;
   uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   std::string cache_dir;  // artifact cache; empty = cache::default_directory()
+  std::string cache_url;  // a remote store behind it (cache::RemoteCache); empty = none
   bool no_cache = false;
 };
 int run_compile(const CompileOptions& options, const GuestCatalog& guests);
@@ -48,6 +49,7 @@ struct BuildOptions {
   std::string report;     // optional: the build report as JSON
   unsigned jobs = 0;      // 0 = one per core
   std::string cache_dir;  // artifact cache; empty = cache::default_directory()
+  std::string cache_url;  // a remote store behind it (cache::RemoteCache); empty = none
   bool no_cache = false;
   bool no_build_memo = false;  // run every stage even when no input changed since a remembered build
   bool json = false;

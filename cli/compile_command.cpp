@@ -62,7 +62,7 @@ int run_compile(const CompileOptions& options, const GuestCatalog& guests) {
   if (const int code = read_traces(options.traces, options.strict, reader, census, sink); code != kExitOk) return code;
   const size_t unusable_traces = report_unusable_traces(reader);
 
-  const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache);
+  const std::unique_ptr<cache::ArtifactCache> artifact_cache = open_artifact_cache(options.cache_dir, options.no_cache, options.cache_url);
   const unsigned threads = compile_threads(options.jobs);
   const auto start = std::chrono::steady_clock::now();
   // No model: no trace could be used, so nothing was drawn.

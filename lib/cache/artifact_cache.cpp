@@ -275,10 +275,7 @@ std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Dec
   const std::filesystem::path path = entry_path(identity);
   // The descriptor stays open: a hit sets its time, and a damaged entry is deleted only if it is still this file.
   Result<io::OpenFile> file = io::open_regular_file(path);
-  if (!file) {
-    ++misses_;
-    return std::nullopt;
-  }
+  if (!file) return load_remote<T>(identity, decode);
   const struct stat& st = file->info;
   // Read one byte past the bound so that an oversized file is seen as such, not as a truncated one; a file
   // that shrinks meanwhile just gives fewer bytes (decode calls it truncated).
@@ -295,10 +292,29 @@ std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Dec
     struct stat now {};
     if (::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) discard(path);
     ++corrupt_discarded_;
+    return load_remote<T>(identity, decode);
+  }
+  (void)::futimens(file->fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
+  ++hits_;
+  return value;
+}
+
+template <class T, class Decode>
+std::optional<T> ArtifactCache::load_remote(const ArtifactIdentity& identity, Decode decode) {
+  std::optional<std::vector<uint8_t>> bytes = remote_ ? remote_->get(identity.hash().to_hex()) : std::nullopt;
+  if (!bytes) {
+    if (remote_) ++remote_misses_;
     ++misses_;
     return std::nullopt;
   }
-  (void)::futimens(file->fd.get(), nullptr);  // recency for prune; a read-only cache still serves hits
+  std::optional<T> value = decode(*bytes);
+  if (!value) {  // damaged, or another identity under this name: compiled again, and the put replaces it
+    ++remote_corrupt_;
+    ++misses_;
+    return std::nullopt;
+  }
+  (void)store_local(identity, *bytes);  // only saves the next request
+  ++remote_hits_;
   ++hits_;
   return value;
 }
@@ -328,6 +344,12 @@ Status ArtifactCache::store_blob(const ArtifactIdentity& identity, std::span<con
 }
 
 Status ArtifactCache::store_entry(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes) {
+  Status local = store_local(identity, bytes);
+  if (remote_ && bytes.size() <= kMaxEntryBytes && remote_->put(identity.hash().to_hex(), bytes)) ++remote_stores_;
+  return local;
+}
+
+Status ArtifactCache::store_local(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes) {
   const std::filesystem::path path = entry_path(identity);
   if (bytes.size() > kMaxEntryBytes)
     return io_error("cache_entry_too_large", path, "cache entry of " + std::to_string(bytes.size()) + " bytes not stored", 0);
@@ -358,6 +380,10 @@ CacheStats ArtifactCache::stats() const {
   s.misses = misses_.load();
   s.stores = stores_.load();
   s.store_failures = store_failures_.load();
+  s.remote_hits = remote_hits_.load();
+  s.remote_misses = remote_misses_.load();
+  s.remote_corrupt = remote_corrupt_.load();
+  s.remote_stores = remote_stores_.load();
   s.corrupt_discarded = corrupt_discarded_.load();
   return s;
 }

@@ -15,6 +15,7 @@
 #include "lib/compile/spirv_module.hpp"
 #include "lib/core/key_hash.hpp"
 #include "lib/core/result.hpp"
+#include "lib/cache/remote_cache.hpp"
 
 namespace shaderbake::cache {
 
@@ -78,6 +79,12 @@ struct CacheStats {
   uint64_t stores = 0;             // entries written
   uint64_t store_failures = 0;     // entries that could not be written (the build went on without them)
   uint64_t corrupt_discarded = 0;  // entries found damaged or of another identity, deleted
+  // With a remote store (set_remote): local misses it answered (counted in hits too), local misses it did not
+  // have, objects it held that failed their checks (a miss: compiled and stored again), entries written to it.
+  uint64_t remote_hits = 0;
+  uint64_t remote_misses = 0;
+  uint64_t remote_corrupt = 0;
+  uint64_t remote_stores = 0;
 };
 
 // One cache directory. Thread-safe: one object serves all compile threads. Several processes (and objects)
@@ -122,6 +129,12 @@ class ArtifactCache final : public compile::ModuleStore {
 
   CacheStats stats() const;
 
+  // A remote store behind this directory (a shared HTTP cache): a local miss asks it (read-through; what it
+  // answers is checked like a local entry and, when whole, written here), and every entry stored here is stored
+  // there too (write-back). Set before the first load or store.
+  void set_remote(std::shared_ptr<RemoteCache> remote) { remote_ = std::move(remote); }
+  const RemoteCache* remote() const { return remote_.get(); }
+
   // compile::ModuleStore. put() counts a failed store in stats().store_failures and keeps the first error.
   std::optional<compile::CompiledModule> find(const compile::CompileJob& job) override;
   void put(const compile::CompileJob& job, const compile::CompiledModule& module) override;
@@ -131,7 +144,11 @@ class ArtifactCache final : public compile::ModuleStore {
   void discard(const std::filesystem::path& path);
   template <class T, class Decode>
   std::optional<T> load_entry(const ArtifactIdentity& identity, Decode decode);
+  // A local miss: the remote store's object, if it has a good one (then kept here too).
+  template <class T, class Decode>
+  std::optional<T> load_remote(const ArtifactIdentity& identity, Decode decode);
   Status store_entry(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes);
+  Status store_local(const ArtifactIdentity& identity, const std::vector<uint8_t>& bytes);
 
   std::filesystem::path directory_;
   std::string toolchain_;
@@ -140,6 +157,11 @@ class ArtifactCache final : public compile::ModuleStore {
   std::atomic<uint64_t> stores_{0};
   std::atomic<uint64_t> store_failures_{0};
   std::atomic<uint64_t> corrupt_discarded_{0};
+  std::shared_ptr<RemoteCache> remote_;
+  std::atomic<uint64_t> remote_hits_{0};
+  std::atomic<uint64_t> remote_misses_{0};
+  std::atomic<uint64_t> remote_corrupt_{0};
+  std::atomic<uint64_t> remote_stores_{0};
   mutable std::mutex error_mutex_;
   std::optional<Error> first_store_error_;  // guarded by error_mutex_
 };

@@ -123,6 +123,7 @@ int run(const Options& options) {
   auto trace = load_trace(options.trace, options.frames);
   if (!trace) return fail(trace.error());
   info.bad_records = trace->bad_records;
+  info.guest = std::string(trace->guest->name());
   ModeOptions mode_options;
   vulkan::ExecutorOptions& vulkan = mode_options.vulkan;
   vulkan.device = options.device;

@@ -123,7 +123,8 @@ std::string text_report(const RunInfo& info, const std::vector<ModeResult>& mode
   std::string out;
   char line[512];
   const ModeResult* any = modes.empty() ? nullptr : &modes.front();
-  std::snprintf(line, sizeof line, "trace: %s (%llu frames, %llu draws%s)\n", info.trace.c_str(),
+  std::snprintf(line, sizeof line, "trace: %s (guest %s, %llu frames, %llu draws%s)\n", info.trace.c_str(),
+                info.guest.c_str(),
                 any ? static_cast<unsigned long long>(any->frames) : 0ull,
                 any ? static_cast<unsigned long long>(any->draws) : 0ull,
                 info.bad_records ? (", " + std::to_string(info.bad_records) + " bad records skipped").c_str() : "");
@@ -282,6 +283,7 @@ std::string json_report(const RunInfo& info, const std::vector<ModeResult>& mode
   nlohmann::ordered_json j;
   j["format"] = "shaderbake-replay/1";
   j["trace"] = info.trace;
+  j["guest"] = info.guest;
   j["bundle"] = info.bundle.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(info.bundle);
   j["device"] = {{"name", info.device},
                  {"vendor_id", info.vendor_id},

@@ -12,6 +12,7 @@ namespace shaderbake::replay {
 // What the run was, for the report's header.
 struct RunInfo {
   std::string trace;
+  std::string guest;   // the trace's guest model (its capture record)
   std::string bundle;  // empty without one
   std::string device;
   uint32_t vendor_id = 0, device_id = 0, driver_version = 0;

@@ -57,6 +57,7 @@ for run in whole specialized half; do
   check "replay $run exits 0 (got $rc; stderr: $(grep -v '^replay:' "$tmp/$run.err" | head -c 600))" test $rc -eq 0
   out=$tmp/$run.json
   check "$run: the validation layer was on" test "$(py "$out" "d['validation_layer']")" = "True"
+  check "$run: the report names the trace's guest" test "$(py "$out" "d['guest']")" = "specconst"
   for mode in none bundle hybrid bundle+cache hybrid+cache; do
     x="m['$mode']"
     what="$run/$mode"

@@ -73,6 +73,7 @@ run_replay static "$tmp/half.sbk" --mode bundle,hybrid --no-dynamic-state --no-p
 for run in whole half static; do
   out=$tmp/$run.json
   check "$run: the validation layer was on" test "$(py "$out" "d['validation_layer']")" = "True"
+  check "$run: the report names the trace's guest" test "$(py "$out" "d['guest']")" = "nv2a"
   check "$run: driver disk caches were off" grep -q "MESA_SHADER_CACHE_DISABLE=true" <<<"$(py "$out" "d['driver_caches']")"
   for mode in $(py "$out" "' '.join(x['mode'] for x in d['modes'])"); do
     x="m['$mode']"
