@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "lib/bundle/bundle_reader.hpp"
+#include "lib/bundle/bundle_writer.hpp"
+#include "lib/core/result.hpp"
+
+namespace shaderbake::bundle {
+
+// A written bundle read back into what its writer was given: the identity (the header's guest and key schema,
+// META's guest name, toolchain and generators), and every module (by content), entry, recipe, specialization
+// item, dynamic-state recipe and vertex defaults, the prewarm order and the report, added to a builder as the
+// build added them. Serializing that builder with the build's write options gives the file's bytes again
+// (driver caches aside: `warm` adds those to a written bundle, a builder never holds any). What merging bundles
+// stands on. Every byte read is checked by the loader; reasons: bundle_corrupt (a record, module, layout or
+// section that does not read), bundle_meta (a META section that does not hold the identity).
+Result<BundleIdentity> read_identity(const BundleFile& file);
+Status read_contents(const BundleFile& file, BundleBuilder& builder);
+
+}  // namespace shaderbake::bundle
