@@ -25,6 +25,7 @@
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/cache/artifact_cache.hpp"
 #include "lib/cache/build_memo.hpp"
+#include "lib/plan/shard.hpp"
 #include "lib/plan/build_memo_policy.hpp"
 #include "lib/plan/bundle_plan.hpp"
 #include "lib/plan/key_census.hpp"
@@ -125,7 +126,16 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   MemoState memo;
   std::optional<cache::BuildInputs> inputs;
   std::optional<cache::ArtifactIdentity> memo_id;
-  if (artifact_cache && !options.no_build_memo) {
+  std::optional<plan::Shard> shard;
+  if (!options.shard.empty()) {
+    auto parsed = plan::parse_shard(options.shard, options.shard_index_env);
+    if (!parsed) {
+      print_error(parsed.error().message);
+      return kExitUsage;
+    }
+    shard = *parsed;
+  }
+  if (artifact_cache && !options.no_build_memo && !shard) {
     if (Result<cache::BuildInputs> described =
             plan::describe_build_inputs(options.traces, options.strict, options.max_record_bytes, options.specialize);
         !described) {
@@ -160,6 +170,10 @@ int run_build(const BuildOptions& options, const GuestCatalog& guests) {
   plan::BundleBuildOptions build;
   build.threads = threads;
   build.specialize = options.specialize;
+  if (shard) {
+    build.shard_index = shard->index;
+    build.shard_count = shard->count;
+  }
   build.cache = artifact_cache.get();
   build.write.threads = build.threads;
   std::optional<CacheCompressionMemo> compression_memo;

@@ -179,9 +179,28 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
                       "For shaders with specialization constants (the specconst guest): store one generic module per "
                       "shader and each exact pipeline's VkSpecializationInfo data (fewer modules, the driver folds the "
                       "values at pipeline creation) instead of a module per value set with the values frozen in");
+  build_cmd->add_option("--shard", build.shard,
+                        "Build one shard of N (K in 0..N-1): the shaders whose compile job hashes to K, with their "
+                        "entries and pipelines, whatever the order of the traces; `merge` puts all N together into "
+                        "the whole build's bundle. auto/N takes K from --shard-index-env's variable, "
+                        "$SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX. A shard build keeps no build memo")
+      ->type_name("K/N");
+  build_cmd->add_option("--shard-index-env", build.shard_index_env,
+                        "With --shard auto/N: the environment variable that holds K (a CI matrix's), tried first");
   build_cmd->add_flag("--json", build.json, "Print the summary as JSON");
   add_max_record_size(build_cmd, build.max_record_bytes);
   build_cmd->add_flag("--strict", build.strict, "Stop at the first bad trace record (exit 3)");
+
+  MergeOptions merge;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge",
+      "Put the shards of one build (build --shard K/N, all N of them, in any order) together into the bundle the "
+      "whole build writes, byte for byte: modules are reused, only compression is redone. A missing or repeated "
+      "shard, or bundles of different builds, are refused by name.");
+  merge_cmd->add_option("shards", merge.shards, "Shard bundles")->required()->check(CLI::ExistingFile);
+  merge_cmd->add_option("-o,--output", merge.output, "The bundle to write")->required()->check(kNonEmptyPath);
+  merge_cmd->add_option("-j,--jobs", merge.jobs, "Compression threads (default: one per core)");
+  merge_cmd->add_flag("--json", merge.json, "Print the summary as JSON");
 
   InspectOptions inspect;
   CLI::App* inspect_cmd = app.add_subcommand(
@@ -328,6 +347,7 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
     if (*dedupe_cmd) code = run_dedupe(dedupe, guests);
     else if (*compile_cmd) code = run_compile(compile, guests);
     else if (*build_cmd) code = run_build(build, guests);
+    else if (*merge_cmd) code = run_merge(merge);
     else if (*coverage_cmd) code = run_report_coverage(coverage, guests);
     else if (*rejections_cmd) code = run_report_rejections(rejections, guests);
     else if (*inspect_cmd) code = run_inspect(inspect, guests);

@@ -56,8 +56,18 @@ struct BuildOptions {
   bool strict = false;
   uint64_t max_record_bytes = 0;  // --max-record-size; 0 = the reader's default (64 MiB)
   bool specialize = false;        // --specialize: generic modules + per-pipeline specialization data
+  std::string shard;              // --shard K/N or auto/N; empty: the whole build
+  std::string shard_index_env;    // --shard-index-env VAR: where auto/N finds K first
 };
 int run_build(const BuildOptions& options, const GuestCatalog& guests);
+
+struct MergeOptions {
+  std::vector<std::string> shards;
+  std::string output;
+  unsigned jobs = 0;  // compression threads; 0 = one per core
+  bool json = false;
+};
+int run_merge(const MergeOptions& options);
 
 struct InspectOptions {
   std::string bundle;

@@ -223,6 +223,10 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
         if (j.contains(field)) brief[field] = j[field];
       brief["traces"] = j.contains("inputs") ? j["inputs"].size() : 0;
       brief["failures"] = j.contains("failures") ? j["failures"].size() : 0;
+      // A shard of a build (build --shard K/N): which one; `merge` puts the N together.
+      if (j.contains("shard") && j["shard"].is_object())
+        brief["shard"] = {{"index", j["shard"].value("index", nlohmann::ordered_json())},
+                          {"count", j["shard"].value("count", nlohmann::ordered_json())}};
       out["report"] = brief;
     }
   }
@@ -374,6 +378,9 @@ int run_inspect(const InspectOptions& options, const GuestCatalog& guests) {
     if (router["prewarm"].is_null()) std::printf("prewarm order: none (no PREWARM section)\n");
     else std::printf("prewarm order: %s exact pipelines\n", router["prewarm"]["pipelines"].dump().c_str());
     if (summary.contains("report")) std::printf("report: %s\n", text_of(summary["report"]).c_str());
+    if (summary.contains("report") && summary["report"].contains("shard"))
+      std::printf("shard %s of %s of a build: `shaderbake merge` puts the shards together\n",
+                  summary["report"]["shard"]["index"].dump().c_str(), summary["report"]["shard"]["count"].dump().c_str());
     if (summary.contains("driver_caches")) {
       std::printf("driver caches: %zu\n", summary["driver_caches"].size());
       for (const auto& c : summary["driver_caches"])

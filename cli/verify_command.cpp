@@ -35,8 +35,18 @@ int run_verify(const VerifyOptions& options, const GuestCatalog& guests) {
     }
   }
   out["ok"] = ok;
+  // A shard of a build (build --shard K/N) is a bundle of its own that says so; merge puts the N together.
+  std::string shard;
+  if (auto report = opened->file.report_json(); report && !report->empty()) {
+    const auto j = nlohmann::ordered_json::parse(*report, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("shard") && j["shard"].is_object()) {
+      out["shard"] = {{"index", j["shard"].value("index", nlohmann::ordered_json())},
+                      {"count", j["shard"].value("count", nlohmann::ordered_json())}};
+      shard = " (shard " + out["shard"]["index"].dump() + " of " + out["shard"]["count"].dump() + " of a build)";
+    }
+  }
   if (options.json) print_json(out);
-  else std::printf("%s: %s\n", escape_controls(options.bundle).c_str(), ok ? "verified" : "verification FAILED");
+  else std::printf("%s: %s%s\n", escape_controls(options.bundle).c_str(), ok ? "verified" : "verification FAILED", shard.c_str());
   return ok ? kExitOk : kExitFailures;
 }
 

@@ -62,8 +62,9 @@ Result<BundleIdentity> read_identity(const BundleFile& file) {
   return identity;
 }
 
-Status read_contents(const BundleFile& file, BundleBuilder& builder) {
+Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder, ReadParts parts) {
   const sbk_bundle& b = file.handle();
+  ReadSummary summary;
   // Modules, by index, then re-identified by content as the builder does.
   std::vector<ModuleId> ids;
   for (uint32_t m = 0; m < sbk_bundle_module_count(&b); ++m) {
@@ -72,6 +73,7 @@ Status read_contents(const BundleFile& file, BundleBuilder& builder) {
     auto words = file.module_words(m);
     if (!words) return std::move(words).error();
     ids.push_back(builder.add_module(info.stage, *words));
+    if (info.stage == 1u) summary.vertex_modules.insert(ids.back());  // VK_SHADER_STAGE_VERTEX_BIT
   }
   auto module_id = [&](uint32_t m) -> std::optional<ModuleId> {
     return m < ids.size() ? std::optional(ids[m]) : std::nullopt;
@@ -98,6 +100,7 @@ Status read_contents(const BundleFile& file, BundleBuilder& builder) {
     switch (entry->kind) {
       case SBK_KEY_KIND_EXACT:
         builder.add_specialization(*key, entry->status, module_id(entry->fragment_module), entry->rejection);
+        if (auto id = module_id(entry->fragment_module)) summary.exact_modules.insert(*id);
         continue;
       case SBK_KEY_KIND_FAMILY:
         builder.add_family(*key, entry->status, module_id(entry->fragment_module));
@@ -144,7 +147,7 @@ Status read_contents(const BundleFile& file, BundleBuilder& builder) {
     return file.error(v, "vertex defaults");
   }
   // The prewarm order, position by position.
-  for (uint32_t p = 0; p < sbk_bundle_prewarm_count(&b); ++p) {
+  for (uint32_t p = 0; parts.prewarm && p < sbk_bundle_prewarm_count(&b); ++p) {
     uint32_t entry = 0, first_frame = 0;
     if (sbk_result r = sbk_bundle_prewarm_at(&b, p, &entry, &first_frame); r != SBK_OK)
       return file.error(r, "prewarm position " + std::to_string(p));
@@ -152,10 +155,12 @@ Status read_contents(const BundleFile& file, BundleBuilder& builder) {
     if (!key) return std::move(key).error();
     builder.add_prewarm(*key, first_frame);
   }
-  auto report = file.report_json();
-  if (!report) return std::move(report).error();
-  if (!report->empty()) builder.set_report(*report);
-  return ok_status();
+  if (parts.report) {
+    auto report = file.report_json();
+    if (!report) return std::move(report).error();
+    if (!report->empty()) builder.set_report(*report);
+  }
+  return summary;
 }
 
 }  // namespace shaderbake::bundle

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <set>
+
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/core/result.hpp"
@@ -15,6 +17,17 @@ namespace shaderbake::bundle {
 // stands on. Every byte read is checked by the loader; reasons: bundle_corrupt (a record, module, layout or
 // section that does not read), bundle_meta (a META section that does not hold the identity).
 Result<BundleIdentity> read_identity(const BundleFile& file);
-Status read_contents(const BundleFile& file, BundleBuilder& builder);
+
+// What read_contents adds, chosen (a merge orders the prewarm positions and writes the report itself), and what
+// it met: the distinct exact fragment modules and vertex modules, by content (a merged build's report counts).
+struct ReadParts {
+  bool prewarm = true;
+  bool report = true;
+};
+struct ReadSummary {
+  std::set<ModuleId> exact_modules;   // of ready exact (specialization) entries
+  std::set<ModuleId> vertex_modules;  // every module of the vertex stage
+};
+Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder, ReadParts parts = {});
 
 }  // namespace shaderbake::bundle

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "lib/plan/bundle_plan.hpp"
 
+#include <algorithm>
 #include <array>
+#include <tuple>
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -78,7 +80,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
                                        const GuestModel& model, const BundleBuildOptions& options) {
   BundleBuildResult out;
   CompilePlanResult fragments = compile_drawn_modules(reader, census, model, options.threads, options.cache,
-                                                      phase_progress(options, "fragment"), options.specialize);
+                                                      phase_progress(options, "fragment"), options.specialize,
+                                                      options.shard_index, options.shard_count);
   out.unique_sources = fragments.unique_sources;
 
   bundle::BundleIdentity identity;
@@ -109,7 +112,9 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   std::set<bundle::ModuleId> distinct_exact;
   for (uint32_t program : census.drawn_programs()) {
     const auto key = reader.exact_keys().bytes(program);
-    const PlannedModule* m = exact_modules.at(as_key(key));
+    const auto planned = exact_modules.find(as_key(key));
+    if (planned == exact_modules.end()) continue;  // another shard's
+    const PlannedModule* m = planned->second;
     const std::string& rejection = reader.program_rejection()[program];
     if (!rejection.empty()) ++rejections[rejection];
     builder.add_specialization(key, status_of(*m), id_of(m), model.rejection_code(rejection));
@@ -119,7 +124,9 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   out.exact_modules = distinct_exact.size();
   for (uint32_t family : census.drawn_families()) {
     const auto key = reader.family_keys().bytes(family);
-    const PlannedModule* m = family_modules.at(as_key(key));
+    const auto planned = family_modules.find(as_key(key));
+    if (planned == family_modules.end()) continue;  // another shard's
+    const PlannedModule* m = planned->second;
     builder.add_family(key, status_of(*m), id_of(m));
     ++out.families;
   }
@@ -203,7 +210,9 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   std::vector<PendingDynamic> pending_dynamic;
   for (uint32_t family : model.dynamic_fallbacks() ? census.drawn_families() : std::vector<uint32_t>{}) {
     const auto key = reader.family_keys().bytes(family);
-    const PlannedModule* m = family_modules.at(as_key(key));
+    const auto planned = family_modules.find(as_key(key));
+    if (planned == family_modules.end()) continue;  // another shard's
+    const PlannedModule* m = planned->second;
     if (!m->module) continue;  // its ubershader failed: reported above
     if (m->module->stage == compile::ShaderStage::compute) continue;  // no vertex input to make dynamic
     auto job = model.dynamic_vertex_shader(key, m->module->reflection);
@@ -218,9 +227,10 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
                                              phase_progress(options, "vertex"));
   std::unordered_set<std::string> has_recipe;  // exact pipeline keys with a recipe in the bundle
   std::vector<std::optional<bundle::ModuleId>> vertex_ids(vertex_results.size());
+  std::set<bundle::ModuleId> distinct_vertex;
   for (size_t j = 0; j < vertex_results.size(); ++j)
-    if (vertex_results[j]) vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv);
-  out.vertex_modules = vertex_jobs.size();
+    if (vertex_results[j]) distinct_vertex.insert(*(vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv)));
+  out.vertex_modules = distinct_vertex.size();
   for (const PendingPipeline& p : pending) {
     const auto& vertex = vertex_results[p.vertex_job];
     if (!vertex) {
@@ -260,13 +270,19 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       ++out.dynamic_fallback_pipelines;
     }
   }
-  // The prewarm order: exact pipelines with a recipe, by first use.
+  // The prewarm order: exact pipelines with a recipe, by first use (a shard's: their positions in that order).
   const KeyInterner& exact_keys = census.pipeline_keys();
+  nlohmann::ordered_json prewarm_positions = nlohmann::ordered_json::array();
   for (uint32_t i = 0; i < exact_keys.size(); ++i) {
     if (!has_recipe.count(as_key(exact_keys.bytes(i)))) continue;  // graphics pipelines only
     builder.add_prewarm(exact_keys.bytes(i), census.pipeline_first_frames()[i]);
+    prewarm_positions.push_back(i);
     ++out.prewarm_pipelines;
   }
+  // Failures in one order whatever the shard or thread that met them.
+  std::stable_sort(out.failures.begin(), out.failures.end(), [](const BuildFailure& a, const BuildFailure& b) {
+    return std::tie(a.route, a.key, a.error.message, a.error.reason) < std::tie(b.route, b.key, b.error.message, b.error.reason);
+  });
 
   // The report: what went in, what came out, what failed. No timings: the bundle's bytes must not vary.
   nlohmann::ordered_json report;
@@ -300,6 +316,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   report["failures"] = nlohmann::ordered_json::array();
   for (const BuildFailure& f : out.failures)
     report["failures"].push_back({{"route", f.route}, {"key", f.key}, {"reason", f.error.reason}, {"message", f.error.message}});
+  if (options.shard_count > 1)
+    report["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"prewarm_positions", prewarm_positions}};
   out.report_json = report.dump();
   builder.set_report(out.report_json);
 

@@ -25,6 +25,12 @@ struct BundleBuildOptions {
   // pipeline's values in the bundle's specialization data (the renderer's VkSpecializationInfo). No effect on
   // a guest whose jobs have no values.
   bool specialize = false;
+  // One shard of a build spread over shard_count machines (lib/plan/shard.hpp): only the fragment-stage modules
+  // whose compile unit hashes to shard_index, with the entries, pipelines, dynamic-state recipes and prewarm
+  // positions that need them, and the report's "shard" object (index, count, each prewarm pipeline's position
+  // in the whole build's order). `shaderbake merge` puts the shards together into the whole build's bytes.
+  uint32_t shard_index = 0;
+  uint32_t shard_count = 1;
   // Called as modules compile: the phase ("fragment", then "vertex"), unique modules of it done, their total.
   // One call at a time, from compile threads. May be empty.
   std::function<void(std::string_view phase, size_t done, size_t total)> progress;
@@ -49,8 +55,8 @@ struct BundleBuildResult {
   uint64_t dynamic_fallback_pipelines = 0;  // dynamic-state fallback recipes: (family, attachment signature)
   uint64_t prewarm_pipelines = 0;           // exact pipelines in the prewarm order
   uint64_t unique_sources = 0;      // distinct fragment sources compiled
-  uint64_t vertex_modules = 0;
-  std::vector<BuildFailure> failures;
+  uint64_t vertex_modules = 0;      // distinct vertex modules (by content) in the bundle
+  std::vector<BuildFailure> failures;  // by route, then key
   std::string report_json;  // what the REPORT section holds
 };
 

@@ -6,12 +6,14 @@
 #include <utility>
 
 #include "lib/compile/compile_chain.hpp"
+#include "lib/plan/shard.hpp"
 
 namespace shaderbake::plan {
 
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
                                         const GuestModel& model, unsigned threads, compile::ModuleStore* cache,
-                                        const compile::CompileProgress& progress, bool specialize_exact) {
+                                        const compile::CompileProgress& progress, bool specialize_exact,
+                                        uint32_t shard_index, uint32_t shard_count) {
   CompilePlanResult out;
   auto add = [&](PlannedModule::Route route, std::span<const uint8_t> key, Result<compile::CompileJob> job) {
     PlannedModule m;
@@ -37,6 +39,9 @@ CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const 
     if (a.key_hash != b.key_hash) return a.key_hash < b.key_hash;
     return a.key < b.key;
   });
+
+  if (shard_count > 1)
+    std::erase_if(out.modules, [&](const PlannedModule& m) { return shard_of(m, shard_count) != shard_index; });
 
   std::vector<compile::CompileJob> jobs;
   std::vector<size_t> job_module;

@@ -42,9 +42,11 @@ struct CompilePlanResult {
 // emitter ids; the result is the same with or without one.
 // With `specialize_exact`, exact jobs are compiled without their specialization values (PlannedModule::values
 // keeps them), so that the keys of one shader share its one generic module.
+// With `shard` (index, count), only the modules of that shard (shard.hpp's shard_of) are kept and compiled.
 CompilePlanResult compile_drawn_modules(const trace::TraceReader& reader, const KeyCensus& census,
                                         const GuestModel& model, unsigned threads,
                                         compile::ModuleStore* cache = nullptr,
-                                        const compile::CompileProgress& progress = {}, bool specialize_exact = false);
+                                        const compile::CompileProgress& progress = {}, bool specialize_exact = false,
+                                        uint32_t shard_index = 0, uint32_t shard_count = 1);
 
 }  // namespace shaderbake::plan

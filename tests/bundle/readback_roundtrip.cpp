@@ -39,8 +39,8 @@ bool round_trip(const std::string& path) {
     return false;
   }
   bundle::BundleBuilder builder(*identity);
-  if (Status s = bundle::read_contents(*file, builder); !s) {
-    std::fprintf(stderr, "FAIL: %s: %s\n", path.c_str(), s.error().to_string().c_str());
+  if (auto read = bundle::read_contents(*file, builder); !read) {
+    std::fprintf(stderr, "FAIL: %s: %s\n", path.c_str(), read.error().to_string().c_str());
     return false;
   }
   auto again = builder.serialize(bundle::WriteOptions{});
