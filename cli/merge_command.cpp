@@ -25,7 +25,7 @@ int run_merge(const MergeOptions& options) {
   auto merged = plan::merge_shards(options.shards, write);
   if (!merged) {
     print_error(merged.error().to_string());
-    return merged.error().kind == ErrorKind::io ? kExitOutput : kExitBadInput;
+    return kExitBadInput;  // the shards (an output problem is write_output's, below)
   }
   if (const Status s = io::write_output(options.output, merged->bytes, io::IfIdentical::keep); !s)
     return report_output_failure(s.error());

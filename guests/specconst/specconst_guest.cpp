@@ -152,15 +152,25 @@ Result<compile::CompileJob> SpecconstGuest::vertex_shader(std::span<const uint8_
   const KeyModule& m = modules->front();
   auto shader = library_.find(m.stage, m.hash);
   if (!shader) return unknown_module(m);
-  // The outputs the pipeline's fragment module (frozen: it may read fewer than its source) does not read go.
-  std::set<uint32_t> read;
-  for (const auto& input : fragment.inputs) read.insert(input.location);
-  auto words = drop_unread_outputs(shader->words, read);
-  if (!words) return std::move(words).error();
+  // The outputs the pipeline's fragment module (frozen: it may read fewer than its source) does not read go,
+  // when the fragment shader's inputs each take one location (then the reflection's locations are all it reads).
+  std::vector<uint32_t> words = shader->words;
+  const KeyModule& f = modules->back();
+  if (auto fragment_shader = library_.find(f.stage, f.hash)) {
+    auto single = inputs_take_one_location_each(fragment_shader->words);
+    if (!single) return std::move(single).error();
+    if (*single) {
+      std::set<uint32_t> read;
+      for (const auto& input : fragment.inputs) read.insert(input.location);
+      auto trimmed = drop_unread_outputs(shader->words, read);
+      if (!trimmed) return std::move(trimmed).error();
+      words = std::move(*trimmed);
+    }
+  }
   compile::CompileJob job;
   job.stage = compile::ShaderStage::vertex;
   job.language = compile::SourceLanguage::spirv;
-  job.source.assign(reinterpret_cast<const char*>(words->data()), words->size() * 4);
+  job.source.assign(reinterpret_cast<const char*>(words.data()), words.size() * 4);
   job.emitter_id = vertex_emitter_id();
   job.specialization = specialization_of(m);
   return job;

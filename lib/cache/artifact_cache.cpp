@@ -301,9 +301,10 @@ std::optional<T> ArtifactCache::load_entry(const ArtifactIdentity& identity, Dec
 
 template <class T, class Decode>
 std::optional<T> ArtifactCache::load_remote(const ArtifactIdentity& identity, Decode decode) {
-  std::optional<std::vector<uint8_t>> bytes = remote_ ? remote_->get(identity.hash().to_hex()) : std::nullopt;
+  const bool asked = remote_ && !remote_->out_of_use();
+  std::optional<std::vector<uint8_t>> bytes = asked ? remote_->get(identity.hash().to_hex()) : std::nullopt;
   if (!bytes) {
-    if (remote_) ++remote_misses_;
+    if (asked) ++remote_misses_;  // a request made (a store out of use answers none)
     ++misses_;
     return std::nullopt;
   }

@@ -74,7 +74,13 @@ Result<std::unique_ptr<RemoteCache>> RemoteCache::open(std::string url, Options 
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) return url_error(url, "not an http:// or https:// URL");
   if (url.find_first_of("?# \t\r\n") != std::string::npos) return url_error(url, "a query, fragment or space has no place in it");
   while (url.size() > 8 && url.back() == '/') url.pop_back();
-  return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(url), options));
+  auto out = std::unique_ptr<RemoteCache>(new RemoteCache(url, options));
+  // What messages show: the URL without user:password@ (credentials stay in the requests only).
+  const size_t scheme_end = url.find("://") + 3;
+  const size_t at = url.find('@', scheme_end), slash = url.find('/', scheme_end);
+  if (at != std::string::npos && (slash == std::string::npos || at < slash)) url.erase(scheme_end, at + 1 - scheme_end);
+  out->shown_url_ = url;
+  return out;
 }
 
 std::optional<std::string> RemoteCache::failure() const {
@@ -96,12 +102,14 @@ std::optional<std::vector<uint8_t>> RemoteCache::get(std::string_view name) {
     return std::nullopt;
   }
   const std::string target = url_ + "/cas/" + std::string(name);
+  const std::string shown = shown_url_ + "/cas/" + std::string(name);
   Download download;
   download.limit = options_.max_object_bytes;
   curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.transfer_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options_.max_object_bytes));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &download);
   const CURLcode rc = curl_easy_perform(curl);
@@ -109,12 +117,12 @@ std::optional<std::vector<uint8_t>> RemoteCache::get(std::string_view name) {
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (rc == CURLE_OK && status == 200) return std::move(download.bytes);
   if (rc == CURLE_OK && status == 404) return std::nullopt;
-  if (download.too_large)
-    fail("GET " + target + ": the object is larger than " + std::to_string(options_.max_object_bytes) + " bytes");
+  if (download.too_large || rc == CURLE_FILESIZE_EXCEEDED)
+    fail("GET " + shown + ": the object is larger than " + std::to_string(options_.max_object_bytes) + " bytes");
   else if (rc != CURLE_OK)
-    fail("GET " + target + ": " + curl_easy_strerror(rc));
+    fail("GET " + shown + ": " + curl_easy_strerror(rc));
   else
-    fail("GET " + target + ": HTTP status " + std::to_string(status));
+    fail("GET " + shown + ": HTTP status " + std::to_string(status));
   return std::nullopt;
 }
 
@@ -126,6 +134,7 @@ bool RemoteCache::put(std::string_view name, std::span<const uint8_t> bytes) {
     return false;
   }
   const std::string target = url_ + "/cas/" + std::string(name);
+  const std::string shown = shown_url_ + "/cas/" + std::string(name);
   Upload upload{bytes, 0};
   curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -140,7 +149,7 @@ bool RemoteCache::put(std::string_view name, std::span<const uint8_t> bytes) {
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (rc == CURLE_OK && status >= 200 && status < 300) return true;
-  fail("PUT " + target + ": " + (rc != CURLE_OK ? std::string(curl_easy_strerror(rc)) : "HTTP status " + std::to_string(status)));
+  fail("PUT " + shown + ": " + (rc != CURLE_OK ? std::string(curl_easy_strerror(rc)) : "HTTP status " + std::to_string(status)));
   return false;
 }
 

@@ -18,8 +18,9 @@ namespace shaderbake::cache {
 
 // A remote content-addressed store over HTTP, shared by the machines of a build: an object is GET and PUT at
 // <url>/cas/<name>, the layout bazel-remote and an nginx WebDAV location serve. Only a cache: the objects are
-// artifact-cache entries whose full identity the reader checks (ArtifactCache), so a wrong or damaged object
-// costs a compile, never a wrong module.
+// artifact-cache entries whose full identity and checksum the reader checks (ArtifactCache), so a damaged or
+// misfiled object costs a compile, never a wrong module. Those checks are no signature: the server is trusted
+// as the local cache directory is (whoever can write to either can hand a build any SPIR-V).
 //
 // Failure policy: a 404 is a miss. Anything else that goes wrong (no connection, a timeout, a server error, an
 // unexpected status) puts the store out of use for the rest of the process: every later get misses and every
@@ -43,7 +44,9 @@ class RemoteCache {
   // Stores the object (PUT; an existing one is replaced). Returns whether the server took it.
   bool put(std::string_view name, std::span<const uint8_t> bytes);
 
-  const std::string& url() const { return url_; }
+  // The URL as messages show it: without any user:password@.
+  const std::string& url() const { return shown_url_; }
+  bool out_of_use() const { return failed_; }
   std::optional<std::string> failure() const;
 
  private:
@@ -51,6 +54,7 @@ class RemoteCache {
   void fail(std::string what);
 
   std::string url_;
+  std::string shown_url_;
   Options options_;
   std::atomic<bool> failed_{false};
   mutable std::mutex mutex_;

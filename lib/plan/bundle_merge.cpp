@@ -16,6 +16,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+constexpr uint64_t kMaxShards = 4096;  // as build --shard takes
+
 Error merge_error(const std::string& reason, const std::string& message) {
   return Error{ErrorKind::bad_input, reason, message, {}};
 }
@@ -43,10 +45,11 @@ Result<ShardFile> open_shard(const std::string& path) {
   if (out.report.contains("shard")) {
     const json& s = out.report["shard"];
     if (!s.is_object() || !s.contains("index") || !s["index"].is_number_unsigned() || !s.contains("count") ||
-        !s["count"].is_number_unsigned() || !s.contains("prewarm_positions") || !s["prewarm_positions"].is_array())
+        !s["count"].is_number_unsigned() || !s.contains("prewarm_positions") || !s["prewarm_positions"].is_array() ||
+        s["index"].get<uint64_t>() >= kMaxShards || s["count"].get<uint64_t>() > kMaxShards)
       return merge_error("merge_not_a_shard", path + ": the report's shard data does not read");
-    out.index = s["index"].get<uint32_t>();
-    out.count = s["count"].get<uint32_t>();
+    out.index = static_cast<uint32_t>(s["index"].get<uint64_t>());
+    out.count = static_cast<uint32_t>(s["count"].get<uint64_t>());
     for (const json& p : s["prewarm_positions"]) {
       if (!p.is_number_unsigned()) return merge_error("merge_not_a_shard", path + ": a prewarm position is not a number");
       out.prewarm_positions.push_back(p.get<uint64_t>());
@@ -63,6 +66,8 @@ std::string identity_text(const bundle::BundleIdentity& id) {
   for (const auto& [name, version] : id.generators) j["generators"][name] = version;
   return j.dump();
 }
+
+constexpr const char* kFailureFields[] = {"route", "key", "reason", "message"};
 
 uint64_t count_of(const json& report, const char* field) {
   return report.contains(field) && report[field].is_number_unsigned() ? report[field].get<uint64_t>() : 0;
@@ -90,6 +95,18 @@ Result<MergeResult> merge_shards(const std::vector<std::string>& paths, const bu
     if (s.count != first.count)
       return merge_error("merge_mismatch", s.path + ": shard " + std::to_string(s.index) + " of " + std::to_string(s.count) +
                                                ", but " + first.path + " is one of " + std::to_string(first.count));
+    // The shard data but the shard's own (index, prewarm positions): the scheme and the build's settings.
+    auto settings = [](const json& report) {
+      json s = report.value("shard", json::object());
+      if (s.is_object()) {
+        s.erase("index");
+        s.erase("prewarm_positions");
+      }
+      return s;
+    };
+    if (settings(s.report) != settings(first.report))
+      return merge_error("merge_mismatch", s.path + ": built with other shard settings than " + first.path + " (" +
+                                               settings(s.report).dump() + " vs " + settings(first.report).dump() + ")");
     for (const char* field : {"format", "guest", "toolchain", "inputs", "draws", "frames"})
       if (s.report.value(field, json()) != first.report.value(field, json()))
         return merge_error("merge_mismatch", s.path + ": its build report's \"" + std::string(field) + "\" differs from " +
@@ -152,11 +169,17 @@ Result<MergeResult> merge_shards(const std::vector<std::string>& paths, const bu
       for (const auto& [reason, n] : s.report["rejections"].items())
         if (n.is_number_unsigned()) rejections[reason] += n.get<uint64_t>();
     if (s.report.contains("failures") && s.report["failures"].is_array())
-      for (const json& f : s.report["failures"]) failures.push_back(f);
+      for (const json& f : s.report["failures"]) {
+        const bool readable = f.is_object() && std::all_of(std::begin(kFailureFields), std::end(kFailureFields), [&](const char* name) {
+          return f.contains(name) && f[name].is_string();
+        });
+        if (!readable) return merge_error("merge_not_a_shard", s.path + ": a failure in its report does not read");
+        failures.push_back(f);
+      }
   }
   // The whole build's order: route, key, message, reason (as the build sorts them).
   std::stable_sort(failures.begin(), failures.end(), [](const json& a, const json& b) {
-    auto field = [](const json& f, const char* name) { return f.value(name, std::string()); };
+    auto field = [](const json& f, const char* name) { return f[name].get<std::string>(); };  // checked above
     return std::make_tuple(field(a, "route"), field(a, "key"), field(a, "message"), field(a, "reason")) <
            std::make_tuple(field(b, "route"), field(b, "key"), field(b, "message"), field(b, "reason"));
   });

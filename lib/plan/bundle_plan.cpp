@@ -317,7 +317,11 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   for (const BuildFailure& f : out.failures)
     report["failures"].push_back({{"route", f.route}, {"key", f.key}, {"reason", f.error.reason}, {"message", f.error.message}});
   if (options.shard_count > 1)
-    report["shard"] = {{"index", options.shard_index}, {"count", options.shard_count}, {"prewarm_positions", prewarm_positions}};
+    report["shard"] = {{"index", options.shard_index},
+                       {"count", options.shard_count},
+                       {"scheme", "compile-job-hash/1"},  // how shard_of divides the work
+                       {"specialize", options.specialize},
+                       {"prewarm_positions", prewarm_positions}};
   out.report_json = report.dump();
   builder.set_report(out.report_json);
 

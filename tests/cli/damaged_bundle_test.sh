@@ -14,7 +14,8 @@ source "$(dirname "$0")/common.sh"
 
 trace=$root/samples/traces/tiny.json
 "$bin" build "$trace" -o "$tmp/good.sbk" >/dev/null 2>"$tmp/build.err"
-check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $? -eq 0
+rc=$?
+check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $rc -eq 0
 make() {  # make CRAFT: $tmp/CRAFT.sbk from the good bundle
   "$craft" "$tmp/good.sbk" "$tmp/$1.sbk" "$1"
 }

@@ -51,7 +51,8 @@ check "compile writes a manifest with 3 exact and 1 fallback module" \
   test "$(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(sorted(x['route'] for x in m['modules']))" "$tmp/mods/manifest.json")" = "['exact', 'exact', 'exact', 'fallback']"
 for spv in "$tmp"/mods/modules/*.spv; do
   spirv-val --target-env vulkan1.0 "$spv" >/dev/null 2>&1
-  check "spirv-val accepts $(basename "$spv")" test $? -eq 0
+  rc=$?
+  check "spirv-val accepts $(basename "$spv")" test $rc -eq 0
 done
 # A program with no exact shader (brdf: its semantics are unknown on hardware) fails, named by its key.
 python3 "$root/tests/cli/append_brdf_draws.py" "$root/samples/traces/session_inline.jsonl" "$tmp/with_brdf.jsonl"

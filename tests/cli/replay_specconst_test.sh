@@ -41,9 +41,11 @@ build() {  # build NAME TRACE OPTIONS...
   local name=$1 input=$2
   shift 2
   "$bin" build "$input" -o "$tmp/$name.sbk" --cache-dir "$tmp/cache" "$@" >"$tmp/build_$name.out" 2>"$tmp/build_$name.err"
-  check "build $name exits 0 (got $?; $(head -c 400 "$tmp/build_$name.err"))" test $? -eq 0
+  rc=$?
+  check "build $name exits 0 (got $rc; $(head -c 400 "$tmp/build_$name.err"))" test $rc -eq 0
   "$bin" warm "$tmp/$name.sbk" >"$tmp/warm_$name.out" 2>"$tmp/warm_$name.err"
-  check "warm $name exits 0 (got $?; $(head -c 400 "$tmp/warm_$name.err"))" test $? -eq 0
+  rc=$?
+  check "warm $name exits 0 (got $rc; $(head -c 400 "$tmp/warm_$name.err"))" test $rc -eq 0
   check "warm $name created every pipeline, the compute ones and the specialized ones included" \
     grep -q "cold (empty cache): \([0-9]*\) of \1 pipelines created, 0 failed" "$tmp/warm_$name.out"
 }

@@ -15,7 +15,8 @@ validate() {  # validate SCHEMA FILE
 
 trace=$root/samples/traces/tiny.json
 "$bin" build "$trace" -o "$tmp/tiny.sbk" --json >"$tmp/build.json" 2>"$tmp/build.err"
-check "the bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $? -eq 0
+rc=$?
+check "the bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $rc -eq 0
 # tiny.json: its three programs are admitted into one family, and every host state renders to one
 # b8g8r8a8_unorm attachment with d24_unorm_s8_uint depth at 1 sample: one family x one attachment signature.
 check "build: one dynamic-state fallback pipeline (1 family x 1 signature)" \

@@ -14,7 +14,8 @@ craft=$4
 source "$(dirname "$0")/common.sh"
 
 "$bin" build "$root/samples/traces/tiny.json" -o "$tmp/b.sbk" --json >"$tmp/build.json" 2>"$tmp/build.err"
-check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $? -eq 0
+rc=$?
+check "the test bundle builds (stderr: $(head -c 300 "$tmp/build.err"))" test $rc -eq 0
 cp "$tmp/b.sbk" "$tmp/before.sbk"
 pipelines=$(json_field "$tmp/build.json" "d['exact_pipelines'] + d['fallback_pipelines']")
 
@@ -65,7 +66,8 @@ check "the warmed bundle adds exactly one section, DRIVER_CACHE (9)" \
 
 # ---- verify and inspect know the section ----
 "$bin" verify --json "$tmp/w.sbk" >"$tmp/verify.json" 2>"$tmp/verify.err"
-check "the warmed bundle verifies (stderr: $(head -c 300 "$tmp/verify.err"))" test $? -eq 0
+rc=$?
+check "the warmed bundle verifies (stderr: $(head -c 300 "$tmp/verify.err"))" test $rc -eq 0
 check "verify checks the driver cache" \
   test "$(json_field "$tmp/verify.json" "[(c['checked'], len(c['failures'])) for c in d['checks'] if c['name'] == 'driver_caches']")" = "[(1, 0)]"
 "$bin" inspect --json "$tmp/w.sbk" >"$tmp/inspect.json"

@@ -85,9 +85,57 @@ TEST(UnreadOutputs, TwoDroppedOutputsOfOneTypeShareOnePrivatePointerType) {
   auto trimmed = specconst::drop_unread_outputs(source, {2});
   ASSERT_TRUE(trimmed) << trimmed.error().to_string();
   EXPECT_TRUE(compile::validate_spirv(*trimmed));
+  EXPECT_EQ((*trimmed)[3], source[3] + 1) << "one new id: the one private pointer type both dropped outputs share";
   auto after = compile::reflect_spirv(*trimmed);
   ASSERT_TRUE(after);
   EXPECT_EQ(locations(after->outputs), (std::set<uint32_t>{2}));
+}
+
+TEST(UnreadOutputs, APrivatePointerTypeDeclaredLaterIsNotUsedEarlier) {
+  // glslang declares a type where it is first needed: the output's vec4 pointer, then later a private vec4's.
+  const auto source = vertex_spirv(
+      "#version 450\n"
+      "layout(location = 0) out vec4 dropped;\n"
+      "vec4 global_value;\n"
+      "void main() { dropped = vec4(1.0); global_value = dropped * 2.0; gl_Position = global_value; }\n");
+  auto trimmed = specconst::drop_unread_outputs(source, {});
+  ASSERT_TRUE(trimmed) << trimmed.error().to_string();
+  EXPECT_TRUE(compile::validate_spirv(*trimmed));
+  auto after = compile::reflect_spirv(*trimmed);
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(after->outputs.empty());
+}
+
+TEST(UnreadOutputs, OutputsOfMoreThanOneLocationAreKept) {
+  const auto source = vertex_spirv(
+      "#version 450\n"
+      "layout(location = 0) out mat4 matrix;\n"
+      "layout(location = 4) out vec4 list[2];\n"
+      "layout(location = 6) out vec4 single;\n"
+      "void main() { matrix = mat4(1.0); list = vec4[2](vec4(1.0), vec4(2.0)); single = vec4(3.0);\n"
+      "  gl_Position = vec4(0.0); }\n");
+  auto trimmed = specconst::drop_unread_outputs(source, {});
+  ASSERT_TRUE(trimmed) << trimmed.error().to_string();
+  EXPECT_TRUE(compile::validate_spirv(*trimmed));
+  auto after = compile::reflect_spirv(*trimmed);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(locations(after->outputs), (std::set<uint32_t>{0, 4})) << "only the single-location output goes";
+}
+
+TEST(UnreadOutputs, AFragmentShaderWithMultiLocationInputsIsSaidSo) {
+  auto fragment = [](const char* source) {
+    auto words = compile::glsl_to_spirv(compile::ShaderStage::fragment, source);
+    EXPECT_TRUE(words);
+    auto single = specconst::inputs_take_one_location_each(words ? *words : std::vector<uint32_t>{});
+    EXPECT_TRUE(single);
+    return single && *single;
+  };
+  EXPECT_TRUE(fragment("#version 450\nlayout(location = 0) in vec3 a;\nlayout(location = 1) in float b;\n"
+                       "layout(location = 0) out vec4 o;\nvoid main() { o = vec4(a, b) + gl_FragCoord; }\n"));
+  EXPECT_FALSE(fragment("#version 450\nlayout(location = 0) in mat4 m;\nlayout(location = 0) out vec4 o;\n"
+                        "void main() { o = m[1]; }\n"));
+  EXPECT_FALSE(fragment("#version 450\nlayout(location = 0) in vec4 v[2];\nlayout(location = 0) out vec4 o;\n"
+                        "void main() { o = v[1]; }\n"));
 }
 
 TEST(UnreadOutputs, DamagedWordsAreRefusedByName) {
