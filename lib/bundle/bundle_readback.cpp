@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "lib/bundle/bundle_readback.hpp"
+#include "lib/bundle/layout_contract.hpp"
+#include "lib/core/little_endian.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,24 +14,12 @@ namespace shaderbake::bundle {
 
 namespace {
 
-LayoutContract contract_of(const sbk_layout& layout) {
-  LayoutContract out;
-  for (uint32_t i = 0; i < layout.binding_count; ++i) {
-    const sbk_layout_binding& b = layout.bindings[i];
-    out.bindings.push_back({b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags});
-  }
-  out.push_constant_size = layout.push_constant_size;
-  out.push_constant_stages = layout.push_constant_stages;
-  return out;
-}
-
 // One stage's block of a pipeline's specialization data, as the builder takes it.
 compile::SpecializationData stage_data(const sbk_specialization_block& block) {
   compile::SpecializationData out;
   for (uint32_t i = 0; i < block.map_count; ++i) {
     const uint8_t* m = block.map + 12u * i;
-    auto u32 = [](const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24; };
-    out.entries.push_back({u32(m), u32(m + 4), u32(m + 8)});
+    out.entries.push_back({load_u32_le(m), load_u32_le(m + 4), load_u32_le(m + 8)});
   }
   if (block.data_size != 0) out.data.assign(block.data, block.data + block.data_size);
   return out;
@@ -82,7 +72,7 @@ Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder
   for (uint32_t l = 0; l < sbk_bundle_layout_count(&b); ++l) {
     auto layout = file.layout(l);
     if (!layout) return std::move(layout).error();
-    layouts.push_back(contract_of(*layout));
+    layouts.push_back(contract_of_stored(*layout));
   }
   auto key_of = [&](uint32_t index) -> Result<std::vector<uint8_t>> {
     auto entry = file.entry(index);
@@ -147,13 +137,14 @@ Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder
     return file.error(v, "vertex defaults");
   }
   // The prewarm order, position by position.
-  for (uint32_t p = 0; parts.prewarm && p < sbk_bundle_prewarm_count(&b); ++p) {
+  for (uint32_t p = 0; p < sbk_bundle_prewarm_count(&b); ++p) {
     uint32_t entry = 0, first_frame = 0;
     if (sbk_result r = sbk_bundle_prewarm_at(&b, p, &entry, &first_frame); r != SBK_OK)
       return file.error(r, "prewarm position " + std::to_string(p));
     auto key = key_of(entry);
     if (!key) return std::move(key).error();
-    builder.add_prewarm(*key, first_frame);
+    if (parts.prewarm) builder.add_prewarm(*key, first_frame);
+    summary.prewarm.push_back({std::move(*key), first_frame});
   }
   if (parts.report) {
     auto report = file.report_json();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <set>
+#include <vector>
 
 #include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
@@ -27,6 +28,11 @@ struct ReadParts {
 struct ReadSummary {
   std::set<ModuleId> exact_modules;   // of ready exact (specialization) entries
   std::set<ModuleId> vertex_modules;  // every module of the vertex stage
+  struct Prewarm {
+    std::vector<uint8_t> pipeline_key;
+    uint32_t first_frame = 0;
+  };
+  std::vector<Prewarm> prewarm;  // the prewarm order, read whether or not it was added
 };
 Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder, ReadParts parts = {});
 

@@ -123,18 +123,6 @@ std::optional<EntryPoint> first_entry_point(const std::vector<uint32_t>& words) 
   return std::nullopt;
 }
 
-// The stored layout as the writer's LayoutContract (its value order is the one LAYOUTS is sorted by).
-LayoutContract contract_of(const sbk_layout& stored) {
-  LayoutContract out;
-  for (uint32_t i = 0; i < stored.binding_count && i < SBK_MAX_LAYOUT_BINDINGS; ++i) {
-    const sbk_layout_binding& b = stored.bindings[i];
-    out.bindings.push_back({b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags});
-  }
-  out.push_constant_size = stored.push_constant_size;
-  out.push_constant_stages = stored.push_constant_stages;
-  return out;
-}
-
 // What the module pass learnt about one module, for the recipes. `usable`: it passed every module check.
 struct ModuleFacts {
   bool usable = false;
@@ -276,7 +264,7 @@ std::optional<VerifyCheck> check_dynamic_fallbacks(const sbk_bundle& b, const st
     else if (layout_read != SBK_OK)
       failures.add("recipe layout", name + ": its layout " + std::to_string(d.layout) + " cannot be read: " +
                                         sbk_result_name(layout_read));
-    else if (contract_of(stored) != *wanted_layout)
+    else if (contract_of_stored(stored) != *wanted_layout)
       failures.add("recipe layout", name + ": its layout " + std::to_string(d.layout) +
                                         " is not the one its modules require");
   }
@@ -537,7 +525,7 @@ VerifyCheck check_layouts(const sbk_bundle& b) {
       out.failures.push_back(name + ": push-constant stages " + hex_word(layout.push_constant_stages) + " with size " +
                              std::to_string(layout.push_constant_size) +
                              " (vertex and/or fragment, or compute, exactly when the size is not zero)");
-    LayoutContract contract = contract_of(layout);
+    LayoutContract contract = contract_of_stored(layout);
     if (previous && !(*previous < contract))
       out.failures.push_back(name + ": not after layout " + std::to_string(l - 1) +
                              " in value order (layouts are stored once, ordered by value)");
@@ -576,7 +564,7 @@ void check_compute_recipe(const sbk_bundle& b, const sbk_entry& entry, const std
     failures.push_back(name + ": its module needs no layout a contract can describe: " + wanted.error().message);
   else if (r != SBK_OK)
     failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " cannot be read: " + sbk_result_name(r));
-  else if (contract_of(stored) != *wanted)
+  else if (contract_of_stored(stored) != *wanted)
     failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " is not the one its module requires");
 }
 
@@ -726,10 +714,10 @@ std::vector<VerifyCheck> check_modules_and_recipes(const sbk_bundle& b, ModuleSc
                                  wanted_layout.error().message);
     else if (r != SBK_OK)
       recipes.failures.push_back(name + ": its layout " + std::to_string(entry.layout) + " cannot be read: " + sbk_result_name(r));
-    else if (contract_of(stored) != *wanted_layout) {
+    else if (contract_of_stored(stored) != *wanted_layout) {
       std::string required = "no layout of the bundle is";
       for (uint32_t l = 0; l < sbk_bundle_layout_count(&b); ++l)
-        if (sbk_layout other; sbk_bundle_layout(&b, l, &other) == SBK_OK && contract_of(other) == *wanted_layout)
+        if (sbk_layout other; sbk_bundle_layout(&b, l, &other) == SBK_OK && contract_of_stored(other) == *wanted_layout)
           required = "layout " + std::to_string(l) + " is";
       recipes.failures.push_back(name + ": its layout " + std::to_string(entry.layout) +
                                  " is not the one its modules require (" + required + ")");

@@ -65,4 +65,27 @@ Result<LayoutContract> compute_layout_contract(const compile::Reflection& comput
   return contract_of(stages);
 }
 
+LayoutContract contract_of_stored(const sbk_layout& stored) {
+  LayoutContract out;
+  for (uint32_t i = 0; i < stored.binding_count && i < SBK_MAX_LAYOUT_BINDINGS; ++i) {
+    const sbk_layout_binding& b = stored.bindings[i];
+    out.bindings.push_back({b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags});
+  }
+  out.push_constant_size = stored.push_constant_size;
+  out.push_constant_stages = stored.push_constant_stages;
+  return out;
+}
+
+sbk_layout stored_layout(const LayoutContract& contract) {
+  sbk_layout out{};
+  out.binding_count = static_cast<uint32_t>(std::min<size_t>(contract.bindings.size(), SBK_MAX_LAYOUT_BINDINGS));
+  out.push_constant_size = contract.push_constant_size;
+  out.push_constant_stages = contract.push_constant_stages;
+  for (uint32_t i = 0; i < out.binding_count; ++i) {
+    const auto& b = contract.bindings[i];
+    out.bindings[i] = {b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags};
+  }
+  return out;
+}
+
 }  // namespace shaderbake::bundle

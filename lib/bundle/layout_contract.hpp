@@ -16,4 +16,8 @@ Result<LayoutContract> layout_contract(const compile::Reflection& vertex, const 
 // stage. Errors as layout_contract's.
 Result<LayoutContract> compute_layout_contract(const compile::Reflection& compute);
 
+// A layout as the runtime header stores it (sbk_bundle_layout) and as the writer's LayoutContract, both ways.
+LayoutContract contract_of_stored(const sbk_layout& stored);
+sbk_layout stored_layout(const LayoutContract& contract);
+
 }  // namespace shaderbake::bundle

@@ -130,19 +130,14 @@ Result<MergeResult> merge_shards(const std::vector<std::string>& paths, const bu
     if (!read) return std::move(read).error();
     exact_modules.insert(read->exact_modules.begin(), read->exact_modules.end());
     vertex_modules.insert(read->vertex_modules.begin(), read->vertex_modules.end());
-    const sbk_bundle& b = s->file.handle();
-    const uint32_t count = sbk_bundle_prewarm_count(&b);
-    if (s->report.contains("shard") && s->prewarm_positions.size() != count)
+    const bool sharded = s->report.contains("shard");
+    if (sharded && s->prewarm_positions.size() != read->prewarm.size())
       return merge_error("merge_not_a_shard", s->path + ": its report records " + std::to_string(s->prewarm_positions.size()) +
-                                                  " prewarm positions for " + std::to_string(count) + " prewarm pipelines");
-    for (uint32_t p = 0; p < count; ++p) {
-      uint32_t entry = 0, first_frame = 0;
-      if (sbk_result r = sbk_bundle_prewarm_at(&b, p, &entry, &first_frame); r != SBK_OK)
-        return s->file.error(r, "prewarm position " + std::to_string(p));
-      auto e = s->file.entry(entry);
-      if (!e) return std::move(e).error();
-      prewarm.emplace_back(s->report.contains("shard") ? s->prewarm_positions[p] : p, bundle::entry_key(b, *e), first_frame);
-    }
+                                                  " prewarm positions for " + std::to_string(read->prewarm.size()) +
+                                                  " prewarm pipelines");
+    for (size_t p = 0; p < read->prewarm.size(); ++p)
+      prewarm.emplace_back(sharded ? s->prewarm_positions[p] : p, std::move(read->prewarm[p].pipeline_key),
+                           read->prewarm[p].first_frame);
   }
   std::sort(prewarm.begin(), prewarm.end());
   for (size_t i = 0; i < prewarm.size(); ++i) {

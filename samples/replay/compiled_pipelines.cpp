@@ -7,26 +7,10 @@
 
 namespace shaderbake::replay {
 
-namespace {
-
-sbk_layout to_sbk_layout(const bundle::LayoutContract& contract) {
-  sbk_layout out{};
-  out.binding_count = static_cast<uint32_t>(contract.bindings.size());
-  out.push_constant_size = contract.push_constant_size;
-  out.push_constant_stages = contract.push_constant_stages;
-  for (size_t i = 0; i < contract.bindings.size(); ++i) {
-    const auto& b = contract.bindings[i];
-    out.bindings[i] = {b.binding, b.descriptor_type, b.descriptor_count, b.stage_flags};
-  }
-  return out;
-}
-
-}  // namespace
-
 Status ContractLayouts::fill(const bundle::LayoutContract& contract, DrawBinding* out) {
   auto it = layouts_.find(contract);
   if (it == layouts_.end()) {
-    const sbk_layout layout = to_sbk_layout(contract);
+    const sbk_layout layout = bundle::stored_layout(contract);
     auto created = factory_.create_layout(layout);
     if (!created) return std::move(created).error();
     it = layouts_.emplace(contract, std::make_pair(*created, layout)).first;

@@ -9,6 +9,7 @@
 #include "guests/specconst/specconst_guest.hpp"
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/compile/reflection.hpp"
+#include "lib/core/byte_io.hpp"
 #include "runtime_loader/shaderbake_specconst.h"
 #include "samples/replay/compiled_pipelines.hpp"
 #include "samples/replay/frame_renderer.hpp"
@@ -46,10 +47,6 @@ struct Program {
 };
 
 using Programs = std::vector<std::unique_ptr<Program>>;
-
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
-}
 
 class SpecconstOldWay final : public OldWay {
  public:
@@ -177,12 +174,14 @@ Result<std::unique_ptr<ReplayGuest>> make_specconst_replay_guest(const trace::Tr
       if (!stage.shader)
         return not_replayable("shader_not_found", "program " + std::to_string(index) + " names a module the trace reader did not load");
       const compile::SpecializationData values = compile::specialization_data(specconst::specialization_of(m));
+      ByteWriter map_bytes;  // the bundle's layout of map entries, as sbk_vk_fill_* read them
       for (const auto& e : values.entries) {
         stage.map.push_back({e.constant_id, e.offset, e.size});
-        put_u32(stage.map_bytes, e.constant_id);
-        put_u32(stage.map_bytes, e.offset);
-        put_u32(stage.map_bytes, e.size);
+        map_bytes.u32(e.constant_id);
+        map_bytes.u32(e.offset);
+        map_bytes.u32(e.size);
       }
+      stage.map_bytes = std::move(map_bytes.data());
       stage.data = values.data;
       p.modules[i] = &stage.shader->scan;
       p.values[i] = {static_cast<uint32_t>(stage.map.size()), stage.map.data(), stage.data.size(), stage.data.data()};
