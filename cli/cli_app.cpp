@@ -194,10 +194,14 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
   MergeOptions merge;
   CLI::App* merge_cmd = app.add_subcommand(
       "merge",
-      "Put the shards of one build (build --shard K/N, all N of them, in any order) together into the bundle the "
-      "whole build writes, byte for byte: modules are reused, only compression is redone. A missing or repeated "
-      "shard, or bundles of different builds, are refused by name.");
-  merge_cmd->add_option("shards", merge.shards, "Shard bundles")->required()->check(CLI::ExistingFile);
+      "Put bundles together. The shards of one build (build --shard K/N, all N of them, in any order) make the "
+      "bundle the whole build writes, byte for byte. Bundles of different capture sessions (whole builds, or the "
+      "shards of each) make their union: what a build of all their traces holds, the report keeping each "
+      "session's provenance. Modules are reused, only compression is redone. A missing or repeated shard, a "
+      "session given twice, one key with different content, another guest or toolchain are refused by name.");
+  merge_cmd->add_option("bundles", merge.bundles, "Shard bundles of one build and/or whole bundles of capture sessions")
+      ->required()
+      ->check(CLI::ExistingFile);
   merge_cmd->add_option("-o,--output", merge.output, "The bundle to write")->required()->check(kNonEmptyPath);
   merge_cmd->add_option("-j,--jobs", merge.jobs, "Compression threads (default: one per core)");
   merge_cmd->add_flag("--json", merge.json, "Print the summary as JSON");
@@ -347,7 +351,7 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
     if (*dedupe_cmd) code = run_dedupe(dedupe, guests);
     else if (*compile_cmd) code = run_compile(compile, guests);
     else if (*build_cmd) code = run_build(build, guests);
-    else if (*merge_cmd) code = run_merge(merge);
+    else if (*merge_cmd) code = run_merge(merge, guests);
     else if (*coverage_cmd) code = run_report_coverage(coverage, guests);
     else if (*rejections_cmd) code = run_report_rejections(rejections, guests);
     else if (*inspect_cmd) code = run_inspect(inspect, guests);

@@ -62,12 +62,12 @@ struct BuildOptions {
 int run_build(const BuildOptions& options, const GuestCatalog& guests);
 
 struct MergeOptions {
-  std::vector<std::string> shards;
+  std::vector<std::string> bundles;  // shards of one build and/or whole bundles of capture sessions
   std::string output;
   unsigned jobs = 0;  // compression threads; 0 = one per core
   bool json = false;
 };
-int run_merge(const MergeOptions& options);
+int run_merge(const MergeOptions& options, const GuestCatalog& guests);
 
 struct InspectOptions {
   std::string bundle;

@@ -227,6 +227,12 @@ nlohmann::ordered_json summary_json(const bundle::BundleFile& file, std::vector<
       if (j.contains("shard") && j["shard"].is_object())
         brief["shard"] = {{"index", j["shard"].value("index", nlohmann::ordered_json())},
                           {"count", j["shard"].value("count", nlohmann::ordered_json())}};
+      // A union of capture sessions (merge): the traces of each.
+      if (j.contains("sessions") && j["sessions"].is_array()) {
+        brief["sessions"] = nlohmann::ordered_json::array();
+        for (const auto& session : j["sessions"])
+          if (session.is_object()) brief["sessions"].push_back(session.value("traces", nlohmann::ordered_json::array()));
+      }
       out["report"] = brief;
     }
   }
@@ -378,6 +384,8 @@ int run_inspect(const InspectOptions& options, const GuestCatalog& guests) {
     if (router["prewarm"].is_null()) std::printf("prewarm order: none (no PREWARM section)\n");
     else std::printf("prewarm order: %s exact pipelines\n", router["prewarm"]["pipelines"].dump().c_str());
     if (summary.contains("report")) std::printf("report: %s\n", text_of(summary["report"]).c_str());
+    if (summary.contains("report") && summary["report"].contains("sessions"))
+      std::printf("merged from %zu capture sessions\n", summary["report"]["sessions"].size());
     if (summary.contains("report") && summary["report"].contains("shard"))
       std::printf("shard %s of %s of a build: `shaderbake merge` puts the shards together\n",
                   summary["report"]["shard"]["index"].dump().c_str(), summary["report"]["shard"]["count"].dump().c_str());

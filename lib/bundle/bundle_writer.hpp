@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -49,6 +50,10 @@ struct BundleIdentity {
   std::string toolchain_fingerprint;
   std::map<std::string, std::string> generators;  // emitter -> version, e.g. "exact" -> "<guest>-exact/1"
 };
+
+// What differs between two identities ("toolchain: A vs B", the first field that does), or nullopt when they are
+// equal: bundles of different identities never merge.
+std::optional<std::string> identity_difference(const BundleIdentity& a, const BundleIdentity& b);
 
 class CompressionMemo;     // lib/bundle/compression_memo.hpp
 struct CompressedModules;  // lib/bundle/module_compression.hpp
@@ -121,6 +126,34 @@ class BundleBuilder {
   void add_prewarm(std::span<const uint8_t> pipeline_key, int64_t first_frame);
 
   void set_report(std::string json) { report_ = std::move(json); }
+
+  // ---- unions (lib/bundle/builder_union.cpp): merging bundles of different capture sessions ----
+  // Adds `other`'s content to this one's: its modules, and every entry, specialization data and dynamic-state
+  // fallback recipe this one lacks. What this one has already must carry the same content in `other` (modules,
+  // layout, status, rejection code, specialization data; a recipe's modules and layout), else an error (reason
+  // conflicting_key) naming the key and what differs, never first-wins; this builder is then left part-merged.
+  // `other`'s prewarm keys this order lacks follow this order's, in `other`'s order. The identities must be
+  // equal (reason identity_mismatch). The report is not taken.
+  Status absorb(BundleBuilder other);
+  // Fills in the dynamic-state fallback recipes a union lacks: every family with a recipe gets one (its modules
+  // and layout) for each attachment signature of the exact graphics pipelines and recipes held, as one build of
+  // all the sessions' traces makes them, unless `refused(family key, signature)`. Returns how many were added.
+  size_t complete_dynamic_fallbacks(
+      const std::function<bool(std::span<const uint8_t>, const sbk_attachment_signature&)>& refused);
+  // What the builder holds, counted as a build report counts it.
+  struct ContentCounts {
+    uint64_t specializations = 0;          // exact-route shader entries
+    uint64_t families = 0;                 // family entries
+    uint64_t exact_pipelines = 0;          // exact-route pipelines (graphics and compute)
+    uint64_t fallback_pipelines = 0;       // fallback-route pipelines
+    uint64_t specialized_pipelines = 0;    // pipelines with specialization data
+    uint64_t dynamic_fallback_pipelines = 0;
+    uint64_t prewarm_pipelines = 0;
+    uint64_t exact_modules = 0;            // distinct modules of ready exact-route shader entries
+    uint64_t vertex_modules = 0;           // distinct vertex-stage modules
+    std::map<uint32_t, uint64_t> rejections;  // exact-route shader entries by stored rejection code (0 left out)
+  };
+  ContentCounts counts() const;
 
   // Adding the same key twice is a caller bug: serialize reports it (reason "duplicate_key").
   Result<std::vector<uint8_t>> serialize(const WriteOptions& options, WriteStats* stats = nullptr) const;

@@ -7,24 +7,37 @@
 
 #include "lib/bundle/bundle_writer.hpp"
 #include "lib/core/result.hpp"
+#include "lib/guest/guest_catalog.hpp"
 
 namespace shaderbake::plan {
 
 struct MergeResult {
   std::vector<uint8_t> bytes;  // the merged bundle
   bundle::WriteStats write;
-  uint32_t shards = 0;
+  uint32_t bundles = 0;   // files read
+  uint32_t builds = 0;    // builds put together: the shards of one build count once
+  uint32_t sessions = 0;  // capture sessions in the result's provenance (a merged bundle brings its own)
+  uint64_t dynamic_fallbacks_completed = 0;
   std::string report_json;
 };
 
-// Puts the shards of one build (build --shard K/N, every K of one N, in any order) together into the bundle the
-// whole build writes, byte for byte: their entries, modules (identical ones once), recipes and dynamic-state
-// recipes, the prewarm order by the positions each shard's report records, and the report with the shards'
-// counts summed and recounted (distinct exact and vertex modules, by content). Only compression is redone.
-// Errors (kind bad_input) name the file: reason merge_missing_shard, merge_duplicate_shard, merge_mismatch (a
-// different guest, key schema, toolchain, generator, shard count or build inputs: not shards of one build),
-// merge_not_a_shard (a bundle without shard data among several), merge_conflict (one key in two shards), and
-// the loader's reasons for a bundle that does not read.
-Result<MergeResult> merge_shards(const std::vector<std::string>& paths, const bundle::WriteOptions& write);
+// Puts bundles together. The inputs are builds: the shards of one build (build --shard K/N, every K of one N, in
+// any order) are one build, a whole bundle is one. The builds must have the same guest, key schema, toolchain and
+// generators (reason merge_mismatch, naming the field and both values).
+// - One build: its bundle, byte for byte as the single-machine build writes it (shards' entries, modules once,
+//   the prewarm order by the positions each shard's report records, the report with the counts recounted).
+// - Several builds (different capture sessions): their union, as a build of all their traces in the order
+//   given would hold it: every entry of any of them, a key held by several with the same content in each
+//   (reason merge_conflict naming the key and what differs, never first-wins), the dynamic-state fallback
+//   recipes of every family for every attachment signature held, the prewarm order the first build's then each
+//   next one's new pipelines. The report sums the inputs, draws and frames, recounts what the union holds,
+//   keeps every distinct failure, and records each capture session in "sessions" (its bundles, shards, traces
+//   and counts; a merged input brings its sessions). Not derivable from bundles, so left out: unique_sources,
+//   and a recipe for a family none of the builds made one for.
+// Only dictionary training and compression are redone. Other errors (kind bad_input) name the file:
+// merge_missing_shard, merge_duplicate_shard, merge_duplicate_session (one capture session given twice),
+// merge_not_a_shard (shard data that does not read), and the loader's reasons for a bundle that does not read.
+Result<MergeResult> merge_bundles(const std::vector<std::string>& paths, const GuestCatalog& guests,
+                                  const bundle::WriteOptions& write);
 
 }  // namespace shaderbake::plan

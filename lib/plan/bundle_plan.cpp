@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "lib/bundle/attachment_signature.hpp"
 #include "lib/bundle/layout_contract.hpp"
 #include "lib/plan/compile_plan.hpp"
 
@@ -49,24 +50,6 @@ BuildFailure dynamic_fallback_failure(std::span<const uint8_t> family_key, Error
   const std::string hex = KeyHash::of(family_key).to_hex();
   error.message = "dynamic-state fallback of family " + hex + ": " + error.message;
   return {"dynamic_fallback", hex, std::move(error)};
-}
-
-using SignatureOrder = std::array<uint32_t, 3 + SBK_MAX_COLOR_ATTACHMENTS>;
-
-// A signature as the u32 fields the DYNAMIC_FALLBACKS section sorts by (count, samples, depth, formats), and back.
-SignatureOrder signature_order(const sbk_attachment_signature& s) {
-  SignatureOrder o{s.color_count, s.samples, s.depth_format};
-  for (uint32_t i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) o[3 + i] = s.color_formats[i];
-  return o;
-}
-
-sbk_attachment_signature signature_of_order(const SignatureOrder& o) {
-  sbk_attachment_signature s{};
-  s.color_count = o[0];
-  s.samples = o[1];
-  s.depth_format = o[2];
-  for (uint32_t i = 0; i < SBK_MAX_COLOR_ATTACHMENTS; ++i) s.color_formats[i] = o[3 + i];
-  return s;
 }
 
 compile::CompileProgress phase_progress(const BundleBuildOptions& options, std::string_view phase) {
@@ -152,7 +135,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   };
   // The attachment signatures of every drawn host state (each drawn pair has an exact pipeline key), in the
   // order the recipes are sorted by after the family entry.
-  std::set<SignatureOrder> signatures;
+  std::set<bundle::SignatureWords> signatures;
   for (const KeyInterner* keys : {&census.pipeline_keys(), &census.fallback_pipeline_keys()}) {
     for (uint32_t i = 0; i < keys->size(); ++i) {
       const auto key = keys->bytes(i);
@@ -185,7 +168,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       if (exact) {
         sbk_attachment_signature signature;
         sbk_attachment_signature_of(&host, &signature);
-        signatures.insert(signature_order(signature));
+        signatures.insert(bundle::signature_words(signature));
       }
       const auto& modules = exact ? exact_modules : family_modules;
       auto it = modules.find(std::string(fragment_key, fragment_key + fragment_size));
@@ -264,9 +247,9 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       continue;
     }
     for (const auto& order : signatures) {
-      if (!model.fallback_attachment_rejection(d.family_key, signature_of_order(order)).empty()) continue;
+      if (!model.fallback_attachment_rejection(d.family_key, bundle::signature_of_words(order)).empty()) continue;
       builder.add_dynamic_fallback(d.family_key, *vertex_ids[d.vertex_job], fragment_ids.at(d.fragment), *layout,
-                                   signature_of_order(order));
+                                   bundle::signature_of_words(order));
       ++out.dynamic_fallback_pipelines;
     }
   }
