@@ -111,6 +111,15 @@ Status BundleBuilder::absorb(BundleBuilder other) {
       return conflict(specializations_[index].pipeline_key,
                       "specialization data in one bundle only (built with and without --specialize?)");
 
+  // A family's recipes share its modules and layout (one vertex shader per family): the same on both sides.
+  std::map<std::string, const DynamicFallback*> family_recipe;
+  for (const DynamicFallback& d : dynamic_fallbacks_) family_recipe.emplace(key_text(d.family_key), &d);
+  for (const DynamicFallback& d : other.dynamic_fallbacks_) {
+    auto it = family_recipe.find(key_text(d.family_key));
+    if (it != family_recipe.end() &&
+        (it->second->vertex != d.vertex || it->second->fragment != d.fragment || it->second->layout != d.layout))
+      return conflict(d.family_key, "its dynamic-state fallback recipes' modules or layout differ");
+  }
   std::map<std::pair<std::string, SignatureWords>, size_t> recipe_of;
   for (size_t i = 0; i < dynamic_fallbacks_.size(); ++i)
     recipe_of.emplace(std::pair(key_text(dynamic_fallbacks_[i].family_key), signature_words(dynamic_fallbacks_[i].signature)), i);

@@ -88,12 +88,12 @@ constexpr const char* kFailureFields[] = {"route", "key", "reason", "message"};
 Result<std::vector<json>> failures_of(const InputBundle& b) {
   std::vector<json> out;
   if (!b.report.contains("failures")) return out;
-  if (!b.report["failures"].is_array()) return merge_error("merge_not_a_shard", b.path + ": its report's failures do not read");
+  if (!b.report["failures"].is_array()) return merge_error("merge_bad_report", b.path + ": its report's failures do not read");
   for (const json& f : b.report["failures"]) {
     const bool readable = f.is_object() && std::all_of(std::begin(kFailureFields), std::end(kFailureFields), [&](const char* name) {
       return f.contains(name) && f[name].is_string();
     });
-    if (!readable) return merge_error("merge_not_a_shard", b.path + ": a failure in its report does not read");
+    if (!readable) return merge_error("merge_bad_report", b.path + ": a failure in its report does not read");
     out.push_back(f);
   }
   return out;
@@ -180,20 +180,49 @@ Result<Build> read_build(std::vector<const InputBundle*> files, const GuestModel
   return out;
 }
 
-// The capture sessions a build stands for: a merged bundle's own list, else one made from its report.
-json sessions_of(const Build& b) {
-  if (b.report.contains("sessions") && b.report["sessions"].is_array()) return b.report["sessions"];
+// The capture sessions a build stands for: a merged bundle's own list (each session an object with its inputs),
+// else one made from its report.
+Result<json> sessions_of(const Build& b) {
+  const std::string& path = b.files.front()->path;
+  if (b.report.contains("sessions")) {
+    const json& list = b.report["sessions"];
+    const bool readable = list.is_array() && std::all_of(list.begin(), list.end(), [](const json& s) {
+      return s.is_object() && s.contains("inputs") && s["inputs"].is_array() &&
+             std::all_of(s["inputs"].begin(), s["inputs"].end(), [](const json& i) { return i.is_object(); });
+    });
+    if (!readable) return merge_error("merge_bad_report", path + ": its report's capture sessions do not read");
+    return list;
+  }
   json session;
   session["bundles"] = json::array();
   for (const InputBundle* f : b.files) session["bundles"].push_back(f->path);
   session["shards"] = b.files.front()->count;
-  session["traces"] = json::array();
+  session["inputs"] = json::array();
   if (b.report.contains("inputs") && b.report["inputs"].is_array())
     for (const json& input : b.report["inputs"])
-      if (input.is_object() && input.contains("path")) session["traces"].push_back(input["path"]);
+      if (input.is_object()) session["inputs"].push_back(input);
   for (const char* field : {"draws", "frames", "specializations", "exact_pipelines", "fallback_pipelines", "unique_sources"})
     if (b.report.contains(field)) session[field] = b.report[field];
   return json::array({session});
+}
+
+// What tells one capture session from another: its traces as read (capture record, record and draw counts),
+// not the paths they were read from (one trace under two spellings is one session; two captures saved under
+// one path are two). Empty when the report records no traces: such sessions are never taken for one another.
+std::string session_identity(const json& session) {
+  json identity = json::array();
+  for (json input : session["inputs"]) {  // checked by sessions_of
+    input.erase("path");
+    identity.push_back(std::move(input));
+  }
+  return identity.empty() ? std::string() : identity.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string paths_text(const json& session) {
+  std::string out;
+  for (const json& input : session["inputs"])
+    if (input.contains("path") && input["path"].is_string()) out += (out.empty() ? "" : ", ") + input["path"].get<std::string>();
+  return out.empty() ? "(no traces recorded)" : out;
 }
 
 // The builds among the inputs, in the order of their first file; the shards of each checked to be all of one build.
@@ -266,15 +295,27 @@ Result<MergeResult> merge_bundles(const std::vector<std::string>& paths, const G
   out.bundles = static_cast<uint32_t>(inputs.size());
   out.builds = static_cast<uint32_t>(builds.size());
   Build& merged = builds.front();
-  json sessions = sessions_of(merged);
+  auto first_sessions = sessions_of(merged);
+  if (!first_sessions) return std::move(first_sessions).error();
+  json sessions = std::move(*first_sessions);
   if (builds.size() > 1) {
-    std::map<std::string, std::string> session_paths;  // a session's traces -> the file that brought it
+    // Builds made with and without --specialize hold the same keys with other content: refused as a whole.
+    for (const Build& b : builds)
+      if (b.report.contains("specialize") && merged.report.contains("specialize") &&
+          b.report["specialize"] != merged.report["specialize"])
+        return merge_error("merge_mismatch", b.files.front()->path + ": built " +
+                                                 (b.report["specialize"] == true ? "with" : "without") + " --specialize, " +
+                                                 merged.files.front()->path + " " +
+                                                 (merged.report["specialize"] == true ? "with" : "without"));
+    std::map<std::string, std::string> session_files;  // a session's identity -> the file that brought it
     auto note_sessions = [&](const json& list, const std::string& path) -> Status {
       for (const json& session : list) {
-        auto [it, fresh] = session_paths.emplace(session.value("traces", json()).dump(), path);
+        const std::string identity = session_identity(session);
+        if (identity.empty()) continue;
+        auto [it, fresh] = session_files.emplace(identity, path);
         if (!fresh)
-          return merge_error("merge_duplicate_session", "the capture session of " + session.value("traces", json()).dump() +
-                                                            " is in both " + it->second + " and " + path);
+          return merge_error("merge_duplicate_session", "the capture session of " + paths_text(session) + " is in both " +
+                                                            it->second + " and " + path);
       }
       return ok_status();
     };
@@ -294,9 +335,10 @@ Result<MergeResult> merge_bundles(const std::vector<std::string>& paths, const G
     for (size_t i = 1; i < builds.size(); ++i) {
       Build& next = builds[i];
       const std::string& path = next.files.front()->path;
-      const json next_sessions = sessions_of(next);
-      if (auto s = note_sessions(next_sessions, path); !s) return std::move(s).error();
-      for (const json& session : next_sessions) sessions.push_back(session);
+      auto next_sessions = sessions_of(next);
+      if (!next_sessions) return std::move(next_sessions).error();
+      if (auto s = note_sessions(*next_sessions, path); !s) return std::move(s).error();
+      for (const json& session : *next_sessions) sessions.push_back(session);
       if (auto s = add_failures(next); !s) return std::move(s).error();
       if (auto s = merged.builder.absorb(std::move(next.builder)); !s) {
         Error e = std::move(s).error();
@@ -321,7 +363,7 @@ Result<MergeResult> merge_bundles(const std::vector<std::string>& paths, const G
     report["sessions"] = sessions;
   }
   out.sessions = static_cast<uint32_t>(sessions.size());
-  out.report_json = merged.report.dump();
+  out.report_json = merged.report.dump(-1, ' ', false, json::error_handler_t::replace);  // paths need not be UTF-8
   merged.builder.set_report(out.report_json);
   auto bytes = merged.builder.serialize(write, &out.write);
   if (!bytes) {

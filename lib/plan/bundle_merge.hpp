@@ -32,11 +32,14 @@ struct MergeResult {
 //   recipes of every family for every attachment signature held, the prewarm order the first build's then each
 //   next one's new pipelines. The report sums the inputs, draws and frames, recounts what the union holds,
 //   keeps every distinct failure, and records each capture session in "sessions" (its bundles, shards, traces
-//   and counts; a merged input brings its sessions). Not derivable from bundles, so left out: unique_sources,
-//   and a recipe for a family none of the builds made one for.
+//   and counts; a merged input brings its sessions). A session is told by its traces' capture records and
+//   counts, not their paths. Builds with and without --specialize are refused (merge_mismatch). Not derivable
+//   from bundles, so left out: unique_sources; a recipe for a family none of the builds made one for; one for
+//   an attachment signature drawn only by exact pipelines that failed to build.
 // Only dictionary training and compression are redone. Other errors (kind bad_input) name the file:
 // merge_missing_shard, merge_duplicate_shard, merge_duplicate_session (one capture session given twice),
-// merge_not_a_shard (shard data that does not read), and the loader's reasons for a bundle that does not read.
+// merge_not_a_shard (shard data that does not read), merge_bad_report (a report's failures or sessions that do not
+// read), and the loader's reasons for a bundle that does not read.
 Result<MergeResult> merge_bundles(const std::vector<std::string>& paths, const GuestCatalog& guests,
                                   const bundle::WriteOptions& write);
 

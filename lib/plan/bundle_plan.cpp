@@ -272,6 +272,7 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   report["format"] = "shaderbake-build-report/1";
   report["guest"] = identity.guest_name;
   report["toolchain"] = identity.toolchain_fingerprint;
+  report["specialize"] = options.specialize;  // exact pipelines' values as data, not frozen: merge holds builds to one
   report["inputs"] = nlohmann::ordered_json::array();
   for (const trace::FileSummary& f : reader.files()) {
     nlohmann::ordered_json j;
@@ -305,7 +306,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
                        {"scheme", "compile-job-hash/1"},  // how shard_of divides the work
                        {"specialize", options.specialize},
                        {"prewarm_positions", prewarm_positions}};
-  out.report_json = report.dump();
+  // A trace path need not be UTF-8: its bytes are replaced, never thrown on.
+  out.report_json = report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   builder.set_report(out.report_json);
 
   auto bytes = builder.serialize(options.write, &out.write);

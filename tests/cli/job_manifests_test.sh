@@ -47,10 +47,12 @@ check "the single build exits 0" test $? -eq 0
 n=$(cat "$tmp/k8s/count" 2>/dev/null || echo 0)
 for ((k = 0; k < n; ++k)); do
   JOB_COMPLETION_INDEX=$k sh -c "$(cat "$tmp/k8s/build.sh")" >"$tmp/pod_$k.out" 2>&1
-  check "Indexed Job pod $k succeeds ($(head -c 200 "$tmp/pod_$k.out"))" test $? -eq 0
+  rc=$?
+  check "Indexed Job pod $k succeeds ($(head -c 200 "$tmp/pod_$k.out"))" test $rc -eq 0
 done
 sh -c "$(cat "$tmp/k8s/merge.sh")" >"$tmp/merge.out" 2>&1
-check "the merge Job succeeds ($(head -c 200 "$tmp/merge.out"))" test $? -eq 0
+rc=$?
+check "the merge Job succeeds ($(head -c 200 "$tmp/merge.out"))" test $rc -eq 0
 check "the Kubernetes run gives the single build's bytes" cmp -s "$WORK/game.sbk" "$tmp/single.sbk"
 
 # The GitHub Actions workflow: each matrix job's build step, then the merge job's step, in a checkout whose
@@ -82,11 +84,13 @@ cp "$WORK"/traces/*.jsonl "$checkout/captures/"
 (cd "$checkout" && "$bin" build captures/*.jsonl -o "$tmp/single_checkout.sbk" --no-cache >/dev/null 2>&1)
 for script in "$tmp"/gha/shard_*.sh; do
   (cd "$checkout" && bash "$script") >"$tmp/job.out" 2>&1
-  check "matrix job $(basename "$script" .sh) succeeds ($(head -c 200 "$tmp/job.out"))" test $? -eq 0
+  rc=$?
+  check "matrix job $(basename "$script" .sh) succeeds ($(head -c 200 "$tmp/job.out"))" test $rc -eq 0
 done
 # The merge job downloads every shard artifact into shards/: here they are there already.
 (cd "$checkout" && bash "$tmp/gha/merge.sh") >"$tmp/merge.out" 2>&1
-check "the merge job succeeds ($(head -c 200 "$tmp/merge.out"))" test $? -eq 0
+rc=$?
+check "the merge job succeeds ($(head -c 200 "$tmp/merge.out"))" test $rc -eq 0
 check "the matrix run gives the single build's bytes" cmp -s "$checkout/game.sbk" "$tmp/single_checkout.sbk"
 
 finish job_manifests

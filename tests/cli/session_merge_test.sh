@@ -6,8 +6,8 @@
 # to the build's — for the nv2a sample session split in two, two generated traces whose attachment signatures
 # differ (the union completes the dynamic-state fallback recipes) and the specconst session split in two. A
 # session may come as shards; a merged bundle merges again into the union of all (byte-identical to merging the
-# sessions at once). Refused by name: one session given twice, one key with different content (frozen and
-# specialized builds), another guest, a missing shard of one session.
+# sessions at once). Refused by name: one session given twice (also under another path), builds with and without
+# --specialize, another guest, a missing shard of one session. (One key with two contents: builder_union_tests.)
 # Usage: session_merge_test.sh SHADERBAKE TRACEGEN SOURCE_ROOT
 bin=$1
 tracegen=$2
@@ -41,7 +41,7 @@ if sys.argv[1] == 'report-as-build':  # the union's report is the build's but fo
     if union != build or not isinstance(sessions, list): print(union, build); sys.exit(1)
     sys.exit(0)
 if sys.argv[1] == 'sessions':  # the traces of each recorded session, one line each
-    for s in report(sys.argv[2])['sessions']: print(s['shards'], ' '.join(s['traces']))
+    for s in report(sys.argv[2])['sessions']: print(s['shards'], ' '.join(i['path'] for i in s['inputs']))
 PY
 bundle() { python3 "$tmp/bundle.py" "$@"; }
 
@@ -98,7 +98,8 @@ for pair in "nv2a traces/nv2a_a.jsonl traces/nv2a_b.jsonl" "generated traces/gen
   check "$name: the union's coverage report equals the build's" \
     cmp -s <(grep -v '"bundle":' "$name.union.coverage") <(grep -v '"bundle":' "$name.both.coverage")
   "$bin" verify "${name}_union.sbk" >"$name.verify" 2>&1
-  check "$name: the union verifies ($(tail -c 300 "$name.verify"))" test $? -eq 0
+  rc=$?
+  check "$name: the union verifies ($(tail -c 300 "$name.verify"))" test $rc -eq 0
   "$bin" merge "${name}_b.sbk" "${name}_a.sbk" -o "${name}_ba.sbk" >/dev/null 2>&1
   check "$name: merged in the other order, the union holds the same entries" \
     cmp -s <("$bin" inspect "${name}_ba.sbk" --list) <("$bin" inspect "${name}_both.sbk" --list)
@@ -112,7 +113,8 @@ for k in 0 1 2; do
   "$bin" build traces/nv2a_a.jsonl -o "nv2a_a_$k.sbk" --no-cache --shard "$k/3" >/dev/null 2>&1
 done
 "$bin" merge nv2a_a_2.sbk nv2a_b.sbk nv2a_a_0.sbk nv2a_a_1.sbk -o nv2a_sharded_union.sbk >merge.out 2>&1
-check "three shards of one session and a whole one merge ($(head -c 300 merge.out))" test $? -eq 0
+rc=$?
+check "three shards of one session and a whole one merge ($(head -c 300 merge.out))" test $rc -eq 0
 check "the union of a sharded session holds what the union of whole ones does" \
   bundle same-but-report nv2a_sharded_union.sbk nv2a_union.sbk
 check "the sharded session is recorded with its 3 shards" \
@@ -136,9 +138,13 @@ refused() {  # refused NAME PATTERN MERGE-ARGUMENTS...
   check "$name: says \"$pattern\" ($(head -c 300 refused.err))" grep -q -- "$pattern" refused.err
   check "$name: writes nothing" test ! -e refused.sbk
 }
-refused "one session twice" "the capture session of \[\"traces/nv2a_a.jsonl\"\] is in both" nv2a_union.sbk nv2a_a.sbk
+refused "one session twice" "the capture session of traces/nv2a_a.jsonl is in both" nv2a_union.sbk nv2a_a.sbk
+cp traces/nv2a_a.jsonl traces/nv2a_a_again.jsonl
+built nv2a_a_again.sbk traces/nv2a_a_again.jsonl
+refused "one session twice, under another path" "the capture session of traces/nv2a_a_again.jsonl is in both" \
+  nv2a_a.sbk nv2a_b.sbk nv2a_a_again.sbk
 built specconst_b_specialized.sbk traces/specconst_b.jsonl --specialize
-refused "one key with different content" "key [0-9a-f]\{32\} (exact shader) has different content" \
+refused "builds with and without --specialize" "built with --specialize, specconst_a.sbk without" \
   specconst_a.sbk specconst_b_specialized.sbk
 refused "another guest" "built with another guest: specconst (id 2) vs nv2a (id 1)" nv2a_a.sbk specconst_b.sbk
 refused "a missing shard of one session" "shard 1 of 3 of nv2a_a_0.sbk's build is missing" \

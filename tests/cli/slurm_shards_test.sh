@@ -110,6 +110,7 @@ check "the merge job's log names the three shards merged" grep -q "from 3 bundle
 
 # An array task that fails: the merge never runs.
 jobs_line=$(SHADERBAKE=$bin "$root/examples/slurm/submit.sh" 2 broken broken.sbk "$tmp/no-such-trace.jsonl" 2>/dev/null)
+check "the second submission is made" test -n "$jobs_line"
 read -r array merge <<<"$jobs_line"
 check "the failing array finishes" wait_done "${array}_1"
 for _ in $(seq 100); do [[ $(job_reason "$merge") == DependencyNeverSatisfied ]] && break; sleep 0.2; done
