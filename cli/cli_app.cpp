@@ -74,7 +74,7 @@ void add_max_record_size(CLI::App* command, uint64_t& bytes) {
       ->transform(kByteSize);
 }
 
-// For "unknown command" errors: the words of the command line that name known commands ("report"), and the
+// For usage errors: the words of the command line that name known commands ("report coverage"), and the
 // first word after them that is neither an option nor a command of theirs; `unknown` is empty when every
 // command word is known.
 struct CommandWords {
@@ -87,7 +87,7 @@ CommandWords command_words(const CLI::App& app, int argc, char** argv, int first
   const std::string word(argv[first]);
   for (const CLI::App* sub : app.get_subcommands({}))
     if (sub->check_name(word)) {
-      if (sub->get_subcommands({}).empty()) return {known, {}};
+      if (sub->get_subcommands({}).empty()) return {known.empty() ? word : known + " " + word, {}};
       return command_words(*sub, argc, argv, first + 1, known.empty() ? word : known + " " + word);
     }
   return {known, word};
@@ -340,7 +340,7 @@ int run_cli(int argc, char** argv, const GuestCatalog& guests) {
     if (!words.unknown.empty())
       print_error("unknown command '" + words.unknown + "'; run '" + parent + " --help' for the commands");
     else
-      print_error(std::string(e.what()) + "; run 'shaderbake " + (argc > 1 ? argv[1] : "COMMAND") +
+      print_error(std::string(e.what()) + "; run '" + (words.known.empty() ? "shaderbake COMMAND" : parent) +
                   " --help' for its options");
     return fail(kExitUsage);
   }
