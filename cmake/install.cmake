@@ -26,3 +26,42 @@ configure_file(cmake/shaderbake.pc.in ${PROJECT_BINARY_DIR}/shaderbake.pc @ONLY)
 configure_file(cmake/shaderbake-vulkan.pc.in ${PROJECT_BINARY_DIR}/shaderbake-vulkan.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shaderbake.pc ${PROJECT_BINARY_DIR}/shaderbake-vulkan.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+# Man pages (help2man over the tool's own --help: shaderbake(1) and shaderbake-COMMAND(1), gzipped as Debian
+# installs them) and the bash completion (its commands and options read from the same help), with the tool.
+# Dated by the last commit, so the same sources give the same pages.
+find_program(SHADERBAKE_HELP2MAN help2man)
+find_program(SHADERBAKE_GZIP gzip)
+find_package(Python3 COMPONENTS Interpreter)
+execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} log -1 --format=%ct OUTPUT_VARIABLE shaderbake_source_date
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT shaderbake_source_date)
+  set(shaderbake_source_date 0)
+endif()
+set(man_dir ${PROJECT_BINARY_DIR}/man)
+if(SHADERBAKE_HELP2MAN AND SHADERBAKE_GZIP)
+  add_custom_command(
+    OUTPUT ${man_dir}/shaderbake.1.gz
+    COMMAND ${CMAKE_COMMAND} -E rm -rf ${man_dir}
+    COMMAND ${CMAKE_COMMAND} -E env SOURCE_DATE_EPOCH=${shaderbake_source_date}
+            ${PROJECT_SOURCE_DIR}/cmake/generate_man_pages.sh $<TARGET_FILE:shaderbake> ${man_dir} ${PROJECT_VERSION}
+    COMMAND sh -c "${SHADERBAKE_GZIP} -9n ${man_dir}/*.1"
+    DEPENDS shaderbake ${PROJECT_SOURCE_DIR}/cmake/generate_man_pages.sh
+    COMMENT "Man pages from shaderbake --help")
+  add_custom_target(shaderbake_man_pages ALL DEPENDS ${man_dir}/shaderbake.1.gz)
+  install(DIRECTORY ${man_dir}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli FILES_MATCHING PATTERN "*.1.gz")
+else()
+  message(STATUS "help2man or gzip not found: no man pages (scripts/setup installs help2man)")
+endif()
+if(Python3_Interpreter_FOUND)
+  add_custom_command(
+    OUTPUT ${PROJECT_BINARY_DIR}/completion/shaderbake
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/completion
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/cmake/generate_completion.py $<TARGET_FILE:shaderbake>
+            ${PROJECT_BINARY_DIR}/completion/shaderbake
+    DEPENDS shaderbake ${PROJECT_SOURCE_DIR}/cmake/generate_completion.py
+    COMMENT "bash completion from shaderbake --help")
+  add_custom_target(shaderbake_completion ALL DEPENDS ${PROJECT_BINARY_DIR}/completion/shaderbake)
+  install(FILES ${PROJECT_BINARY_DIR}/completion/shaderbake DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+          COMPONENT cli)
+endif()
