@@ -21,7 +21,8 @@
 #   --frame-interval-ms MS pace the frames as a game at a fixed rate does (16.667: 60 Hz): the router's workers
 #                          get the wall-clock time between frames a game gives them (default 0: frames run back to
 #                          back, a session of 3,000 frames in well under a second on a GPU: promotion's worst case)
-# Output: the text reports on stdout; DIR/replay_<percent>.json (with per-frame figures) and .txt; with
+# Output: the text reports on stdout; DIR/replay_<percent>.json (with per-frame figures), .txt and .html (the
+# coverage page with the replay's stalls per mode: `report coverage --html --replay`); with
 # --worker-scaling DIR/workers_<n>.json and a table on stdout.
 #
 # Driver disk caches are off for the replay (it sets MESA_SHADER_CACHE_DISABLE=true and __GL_SHADER_DISK_CACHE=0
@@ -124,6 +125,10 @@ for pct in "${percents[@]}"; do
   "$replay" "$session" --bundle "$bundle" --mode "$modes" "${device_args[@]}" "${validation_args[@]}" "${router_args[@]}" "${pacing_args[@]}" \
     --json-out "$out/replay_$pct.json" --per-frame "${extra[@]}" | tee "$out/replay_$pct.txt" || rc=$?
   [[ $rc -eq 0 ]] || echo "warning: shaderbake-replay exited $rc (see above and $out/replay_$pct.json)" >&2
+  # The run's page: the session's first uses against this bundle, with the replay's stalls per mode.
+  "$shaderbake" report coverage "$bundle" --traces "$session" --html "$out/replay_$pct.html" --replay "$out/replay_$pct.json" \
+    >/dev/null || echo "warning: the coverage page of capture $pct% was not written" >&2
+  echo "page: $out/replay_$pct.html"
 done
 
 if [[ $worker_scaling -eq 1 ]]; then

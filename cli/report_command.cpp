@@ -20,6 +20,7 @@
 #include "lib/io/file_io.hpp"
 #include "lib/io/output_file.hpp"
 #include "lib/report/coverage.hpp"
+#include "lib/report/coverage_page.hpp"
 #include "lib/report/rejections.hpp"
 
 namespace shaderbake::cli {
@@ -93,100 +94,6 @@ std::vector<std::string> traces_to_read(const bundle::BundleFile& file, const st
   }
   if (out.empty()) *error = "the bundle names no traces; pass --traces";
   return out;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
-
-// One self-contained page: first uses over frames (stacked by route), the uncovered reasons, and, when a
-// replay's JSON is given, each mode's per-frame first-use stall distribution.
-std::string coverage_html(const nlohmann::ordered_json& summary, const report::CoverageResult& result,
-                          const nlohmann::json& replay) {
-  const size_t frames = result.frames.size();
-  const size_t buckets = std::min<size_t>(frames, 200);
-  std::vector<std::array<double, 4>> bars(buckets, {0, 0, 0, 0});
-  for (size_t i = 0; i < frames; ++i) {
-    auto& b = bars[i * buckets / std::max<size_t>(frames, 1)];
-    b[0] += static_cast<double>(result.frames[i].first_uses.exact);
-    b[1] += static_cast<double>(result.frames[i].first_uses.fallback);
-    b[2] += static_cast<double>(result.frames[i].first_uses.dynamic_fallback);
-    b[3] += static_cast<double>(result.frames[i].first_uses.uncovered);
-  }
-  double peak = 1;
-  for (const auto& b : bars) peak = std::max(peak, b[0] + b[1] + b[2] + b[3]);
-  const double width = 800, height = 240, bar = buckets ? width / static_cast<double>(buckets) : width;
-  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='820' height='270' font-family='sans-serif' font-size='11'>";
-  static const char* const kColours[4] = {"#2e7d32", "#f9a825", "#1565c0", "#c62828"};
-  for (size_t i = 0; i < buckets; ++i) {
-    double y = height;
-    for (int k = 0; k < 4; ++k) {
-      const double h = bars[i][k] / peak * height;
-      if (h <= 0) continue;
-      y -= h;
-      char rect[200];
-      std::snprintf(rect, sizeof rect, "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='%s'/>",
-                    10 + static_cast<double>(i) * bar, y, std::max(bar - 0.5, 0.5), h, kColours[k]);
-      svg += rect;
-    }
-  }
-  char axis[300];
-  std::snprintf(axis, sizeof axis,
-                "<text x='10' y='262'>frame 0</text><text x='720' y='262'>frame %zu</text><text x='12' y='12'>peak %.0f "
-                "first uses per bucket of %zu frames</text></svg>",
-                frames, peak, buckets ? (frames + buckets - 1) / buckets : 0);
-  svg += axis;
-
-  std::string page = "<!doctype html><html><head><meta charset='utf-8'><title>shaderbake coverage</title></head><body "
-                     "style='font-family:sans-serif;max-width:860px'>";
-  page += "<h1>Coverage of " + html_escape(summary["bundle"].get<std::string>()) + "</h1>";
-  char line[600];
-  std::snprintf(line, sizeof line,
-                "<p>First uses (what stalls): <b>%.2f%%</b> served (%s exact, %s fallback, %s dynamic fallback, %s "
-                "uncovered). Draws: %.2f%% served.</p>",
-                summary["first_uses"]["covered_percent"].get<double>(), summary["first_uses"]["exact"].dump().c_str(),
-                summary["first_uses"]["fallback"].dump().c_str(), summary["first_uses"]["dynamic_fallback"].dump().c_str(),
-                summary["first_uses"]["uncovered"].dump().c_str(), summary["draws"]["covered_percent"].get<double>());
-  page += line;
-  page += summary["router_data"].get<bool>()
-              ? "<p>Dynamic fallback: the family's dynamic-state fallback pipeline for the draw's attachment signature, "
-                "which needs VK_EXT_extended_dynamic_state 1/2/3 and VK_EXT_vertex_input_dynamic_state.</p>"
-              : "<p>The bundle has no router data (no DYNAMIC_FALLBACKS section): per-host-state fallback pipelines "
-                "only.</p>";
-  page += "<h2>First uses over frames</h2><p><span style='color:#2e7d32'>&#9632; exact</span> "
-          "<span style='color:#f9a825'>&#9632; fallback</span> <span style='color:#1565c0'>&#9632; dynamic fallback</span> "
-          "<span style='color:#c62828'>&#9632; uncovered</span></p>" + svg;
-  page += "<h2>Uncovered first uses by reason</h2><table border='1' cellpadding='4' style='border-collapse:collapse'>"
-          "<tr><th>reason</th><th>first uses</th><th>draws</th></tr>";
-  for (const auto& [reason, n] : result.first_uses.uncovered_by_reason) {
-    const auto it = result.draws.uncovered_by_reason.find(reason);
-    page += "<tr><td>" + html_escape(reason) + "</td><td>" + std::to_string(n) + "</td><td>" +
-            std::to_string(it == result.draws.uncovered_by_reason.end() ? 0 : it->second) + "</td></tr>";
-  }
-  page += "</table>";
-  if (replay.is_object() && replay.contains("modes") && replay["modes"].is_array()) {
-    page += "<h2>Replay: per-frame first-use stall</h2><table border='1' cellpadding='4' style='border-collapse:collapse'>"
-            "<tr><th>mode</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>";
-    for (const auto& m : replay["modes"]) {
-      if (!m.is_object()) continue;
-      auto field = [&](const char* name) {
-        const auto& s = m.contains("frame_first_use_ms") ? m["frame_first_use_ms"] : m.contains("stall_ms") ? m["stall_ms"] : m;
-        return s.contains(name) ? s[name].dump() : std::string("-");
-      };
-      page += "<tr><td>" + html_escape(m.value("mode", std::string("?"))) + "</td><td>" + field("p50") + "</td><td>" +
-              field("p99") + "</td><td>" + field("p99_9") + "</td><td>" + field("max") + "</td></tr>";
-    }
-    page += "</table>";
-  }
-  page += "</body></html>\n";
-  return page;
 }
 
 }  // namespace
@@ -268,7 +175,7 @@ int run_report_coverage(const ReportOptions& options, const GuestCatalog& guests
         return kExitBadInput;
       }
     }
-    const std::string page = coverage_html(out, result, replay);
+    const std::string page = report::coverage_page(options.bundle, result, replay);
     if (const Status s = io::write_output(options.html, {reinterpret_cast<const uint8_t*>(page.data()), page.size()}); !s)
       return report_output_failure(s.error());
   }
