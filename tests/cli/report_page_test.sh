@@ -17,7 +17,7 @@ browser=$(command -v chromium || command -v chromium-browser)
 check "chromium is installed (scripts/setup installs it)" test -n "$browser"
 cd "$tmp" || exit 1
 # --no-sandbox: CI runs as root, where chromium's sandbox refuses to start.
-run_browser() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+run_browser() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars --no-first-run \
   --user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 "$@"; }
 
 python3 - "$root/samples/traces/session_ref.jsonl" late.jsonl <<'PY'
