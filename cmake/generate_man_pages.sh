@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Man pages from the CLI's own help (help2man): shaderbake(1) and one page per command, shaderbake-COMMAND(1)
 # (shaderbake-report-coverage(1) for a nested one), each NAME line the first sentence of the command's help.
-# SOURCE_DATE_EPOCH fixes the date in them (reproducible packages).
+# SOURCE_DATE_EPOCH fixes the date in them (reproducible packages). The pages are written gzipped (as Debian
+# installs them): OUT_DIR/NAME.1.gz.
 # Usage: generate_man_pages.sh SHADERBAKE OUT_DIR VERSION
 set -euo pipefail
 bin=$(realpath "$1")
@@ -25,8 +26,13 @@ for c in $(subcommands ""); do
   fi
 done
 
-first_sentence() {  # the help's first line up to its first ". " or ":" (help2man's NAME line), lower-cased start
-  "$bin" $1 --help | head -n 1 | sed -e 's/^shaderbake: //' -e 's/[.:] .*//' -e 's/\.$//' -e 's/^\(.\)/\L\1/'
+# The NAME line: the help's first sentence (up to ". " or "; "), lower-cased start; where that sentence opens
+# with a condition instead of the action, a NAME of its own.
+first_sentence() {
+  case "$1" in
+    warm) echo "store the target GPU's pipeline cache data in a bundle"; return ;;
+  esac
+  "$bin" $1 --help | head -n 1 | sed -e 's/^shaderbake: //' -e 's/[.;] .*//' -e 's/\.$//' -e 's/^\(.\)/\L\1/'
 }
 # The main page's SEE ALSO: every command's page.
 {
@@ -43,3 +49,4 @@ page() {  # page NAME "ARGS" [HELP2MAN OPTIONS]
 }
 page shaderbake "" --include="$work/see-also.h2m"
 for c in "${commands[@]}"; do page "shaderbake-${c// /-}" "$c"; done
+gzip -9nf "$out"/*.1

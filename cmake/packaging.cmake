@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Debian packages through CPack (`cpack -G DEB` in the build directory, or scripts/package): `shaderbake` (the
+# Debian packages through CPack (`cpack -G DEB` in the build directory): `shaderbake` (the
 # install's cli component: the tool, its man pages and bash completion) and `libshaderbake-dev` (dev: the
 # headers, the CMake package and pkg-config files), both under /usr.
 set(CPACK_GENERATOR DEB)

@@ -28,10 +28,15 @@ std::string escaped(std::string_view s) {
   return out;
 }
 
+// `pattern` with up to four numbers, however long the result (a replay file's figures are untrusted: 1e308
+// prints 309 digits with %.3f).
 std::string format(const char* pattern, double a, double b = 0, double c = 0, double d = 0) {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer, pattern, a, b, c, d);
-  return buffer;
+  const int size = std::snprintf(nullptr, 0, pattern, a, b, c, d);
+  if (size <= 0) return {};
+  std::string out(static_cast<size_t>(size) + 1, '\0');
+  std::snprintf(out.data(), out.size(), pattern, a, b, c, d);
+  out.pop_back();
+  return out;
 }
 
 struct Series {

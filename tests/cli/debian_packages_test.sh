@@ -12,10 +12,14 @@ source "$(dirname "$0")/common.sh"
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
-installed_before=$(dpkg-query -W -f='${Status}' shaderbake 2>/dev/null | grep -c "install ok installed")
+# The packages this test may remove at the end: those not installed before it ran.
+ours=()
+for p in shaderbake libshaderbake-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || ours+=("$p")
+done
 remove_packages() {
-  if [[ $installed_before -eq 0 ]]; then
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get remove -y -qq shaderbake libshaderbake-dev >/dev/null 2>&1
+  if [[ ${#ours[@]} -gt 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get remove -y -qq "${ours[@]}" >/dev/null 2>&1
   fi
   rm -rf "$tmp"
 }
@@ -32,8 +36,11 @@ check "shaderbake depends on the libraries it links (dpkg-shlibdeps)" \
 check "libshaderbake-dev depends on the -dev packages its headers need" \
   test "$(dpkg-deb -f "$dev_deb" Depends)" = "libzstd-dev, libxxhash-dev"
 
-lintian --tag-display-limit 0 "$cli_deb" "$dev_deb" >"$tmp/lintian.out" 2>&1
-check "lintian reports no error ($(grep '^E:' "$tmp/lintian.out" | head -5))" test "$(grep -c '^E:' "$tmp/lintian.out")" -eq 0
+check "lintian is installed (scripts/setup installs it)" command -v lintian
+lintian --fail-on error --tag-display-limit 0 "$cli_deb" "$dev_deb" >"$tmp/lintian.out" 2>&1
+rc=$?
+check "lintian reports no error (exit $rc; $(grep '^E:' "$tmp/lintian.out" | head -5))" test $rc -eq 0
+check "lintian read both packages" test "$(grep -c 'E:\|W:\|I:\|N:' "$tmp/lintian.out")" -gt 0
 
 DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "$cli_deb" "$dev_deb" >"$tmp/apt.out" 2>&1
 rc=$?
@@ -57,7 +64,7 @@ check "bash completion completes commands and options" test "$(bash -c "source $
 cmake -S "$root/tests/consumer" -B "$tmp/consumer" -G Ninja >"$tmp/configure.out" 2>&1
 rc=$?
 check "the consumer finds the installed package in /usr ($(tail -c 300 "$tmp/configure.out"))" test $rc -eq 0
-check "find_package used /usr/lib/cmake/shaderbake" grep -q "shaderbake_DIR:PATH=/usr/lib/cmake/shaderbake" "$tmp/consumer/CMakeCache.txt"
+check "find_package used /usr/share/cmake/shaderbake" grep -q "shaderbake_DIR:PATH=/usr/share/cmake/shaderbake" "$tmp/consumer/CMakeCache.txt"
 cmake --build "$tmp/consumer" >"$tmp/consumer-build.out" 2>&1
 rc=$?
 check "the consumer builds against /usr ($(tail -c 300 "$tmp/consumer-build.out"))" test $rc -eq 0

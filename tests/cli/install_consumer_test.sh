@@ -12,7 +12,8 @@ source "$(dirname "$0")/common.sh"
 
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.out" 2>&1
-check "cmake --install succeeds ($(tail -c 300 "$tmp/install.out"))" test $? -eq 0
+rc=$?
+check "cmake --install succeeds ($(tail -c 300 "$tmp/install.out"))" test $rc -eq 0
 for f in bin/shaderbake include/shaderbake/shaderbake.h include/shaderbake/shaderbake_nv2a.h \
          include/shaderbake/shaderbake_specconst.h include/shaderbake/shaderbake_spirv.h \
          include/shaderbake/shaderbake_vulkan.h include/shaderbake/shaderbake_router.h; do

@@ -53,6 +53,7 @@ class Series(HTMLParser):
             self.group = f"{self.svg}/{a['data-series']}"; self.found[self.group] = 0
         elif self.group and tag in ('rect', 'circle'): self.found[self.group] += 1
         elif tag == 'script': print('script element'); sys.exit(1)
+        if any(name.startswith('on') for name, _ in attrs): print('event attribute on', tag); sys.exit(1)
     def handle_endtag(self, tag):
         if tag == 'g': self.group = None
         if tag == 'svg': self.svg = None
@@ -75,6 +76,7 @@ done
 for mode in none bundle hybrid bundle+cache hybrid+cache; do
   check "the replay's stalls: mode $mode with its four marks" grep -qx "stalls/mode:$mode 4" page.series
 done
+rm -f "$artifacts/coverage_page.png"
 run_browser --window-size=880,1400 --screenshot="$artifacts/coverage_page.png" "file://$tmp/page.html" >/dev/null 2>&1
 check "a screenshot is kept ($artifacts/coverage_page.png)" \
   test "$(python3 -c "import struct, sys; d = open(sys.argv[1], 'rb').read(24); print(struct.unpack('>II', d[16:24]) if d[:8] == b'\x89PNG\r\n\x1a\n' else '')" "$artifacts/coverage_page.png")" = "(880, 1400)"
@@ -83,7 +85,9 @@ check "a screenshot is kept ($artifacts/coverage_page.png)" \
 cat >hostile.json <<'EOF'
 {"modes": [{"mode": "<script>alert(1)</script>", "frame_first_use_ms": {"p50": 0, "p99": 1, "p99_9": 2, "max": 3}},
            {"mode": "strings", "frame_first_use_ms": {"p50": "0", "p99": "1", "p99_9": "2", "max": "3"}},
-           7, {"mode": "x\" onload=\"alert(2)", "frame_first_use_ms": {"p50": 1e308, "p99": -5, "p99_9": 0, "max": 1}}]}
+           7, {"mode": "x\" onload=\"alert(2)", "frame_first_use_ms": {"p50": 1e308, "p99": -5, "p99_9": 0, "max": 1}},
+           {"mode": "y' onmouseover='alert(3)", "frame_first_use_ms": {"p50": 0, "p99": 0, "p99_9": 0, "max": 0},
+            "stalls": {"over_4ms": 1e300}}]}
 EOF
 "$bin" report coverage partial.sbk --html hostile.html --replay hostile.json >/dev/null 2>&1
 check "a hostile replay file still gives a page" test -s hostile.html
@@ -92,6 +96,13 @@ check "the hostile page renders with no console message" test "$(grep -c 'CONSOL
 series hostile.dom >hostile.series
 check "no script element reaches the DOM" test $? -eq 0
 check "the markup in mode names is text" grep -q "stalls/mode:<script>alert(1)</script> 4" hostile.series
-check "a mode whose figures do not read is left out" test "$(grep -c '^stalls/' hostile.series)" -eq 2
+check "a mode whose figures do not read is left out" test "$(grep -c '^stalls/' hostile.series)" -eq 3
+check "huge figures are printed whole: every table row has its six cells" \
+  test "$(grep -o '<tr>' hostile.dom | wc -l)" -eq "$(python3 -c "import re, sys; print(len([r for r in re.findall(r'<tr>(.*?)</tr>', open(sys.argv[1]).read()) if r.count('<td>') in (0, 3, 6)]))" hostile.dom)"
+
+# The console check sees what a page logs (its positive control).
+echo "<html><body><script>console.error('logged')</script></body></html>" >logs.html
+dom logs.html logs
+check "the console check sees a page's console message" test "$(grep -c 'CONSOLE' logs.log)" -gt 0
 
 finish report_page
