@@ -137,7 +137,7 @@ TEST(BuilderUnion, a_shared_key_with_another_module_is_refused_naming_the_key) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().reason, "conflicting_key");
   EXPECT_NE(s.error().message.find(KeyHash::of(exact_key(1)).to_hex()), std::string::npos) << s.error().message;
-  EXPECT_NE(s.error().message.find("(exact shader)"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("(specialization)"), std::string::npos) << s.error().message;
 }
 
 TEST(BuilderUnion, a_shared_pipeline_with_another_layout_is_refused) {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "lib/bundle/attachment_signature.hpp"
+#include "lib/bundle/bundle_reader.hpp"
 #include "lib/bundle/bundle_writer.hpp"
 
 namespace shaderbake::bundle {
@@ -17,17 +18,12 @@ namespace {
 
 std::string key_text(std::span<const uint8_t> key) { return std::string(key.begin(), key.end()); }
 
-// What a key names, for messages: "exact-route pipeline", "family", ...
+// What a key names, for messages: its kind, and a pipeline's route ("exact-route pipeline").
 std::string kind_name(std::span<const uint8_t> key) {
   const uint8_t kind = key.size() >= 2 ? key[1] : 0;
-  const char* route = key.size() >= 3 && key[2] == SBK_ROUTE_EXACT ? "exact-route " : "fallback-route ";
-  switch (kind) {
-    case SBK_KEY_KIND_EXACT: return "exact shader";
-    case SBK_KEY_KIND_FAMILY: return "family";
-    case SBK_KEY_KIND_PIPELINE: return route + std::string("pipeline");
-    case SBK_KEY_KIND_COMPUTE_PIPELINE: return route + std::string("compute pipeline");
-    default: return "entry";
-  }
+  const bool pipeline = kind == SBK_KEY_KIND_PIPELINE || kind == SBK_KEY_KIND_COMPUTE_PIPELINE;
+  const char* route = !pipeline ? "" : key.size() >= 3 && key[2] == SBK_ROUTE_EXACT ? "exact-route " : "fallback-route ";
+  return route + std::string(key_kind_name(kind));
 }
 
 std::string module_text(const std::optional<ModuleId>& id) { return id ? "module " + id->content.to_hex() : "no module"; }

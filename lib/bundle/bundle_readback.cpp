@@ -63,7 +63,6 @@ Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder
     auto words = file.module_words(m);
     if (!words) return std::move(words).error();
     ids.push_back(builder.add_module(info.stage, *words));
-    if (info.stage == 1u) summary.vertex_modules.insert(ids.back());  // VK_SHADER_STAGE_VERTEX_BIT
   }
   auto module_id = [&](uint32_t m) -> std::optional<ModuleId> {
     return m < ids.size() ? std::optional(ids[m]) : std::nullopt;
@@ -90,7 +89,6 @@ Result<ReadSummary> read_contents(const BundleFile& file, BundleBuilder& builder
     switch (entry->kind) {
       case SBK_KEY_KIND_EXACT:
         builder.add_specialization(*key, entry->status, module_id(entry->fragment_module), entry->rejection);
-        if (auto id = module_id(entry->fragment_module)) summary.exact_modules.insert(*id);
         continue;
       case SBK_KEY_KIND_FAMILY:
         builder.add_family(*key, entry->status, module_id(entry->fragment_module));

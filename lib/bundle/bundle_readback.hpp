@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <set>
 #include <vector>
 
 #include "lib/bundle/bundle_reader.hpp"
@@ -19,15 +18,13 @@ namespace shaderbake::bundle {
 // section that does not read), bundle_meta (a META section that does not hold the identity).
 Result<BundleIdentity> read_identity(const BundleFile& file);
 
-// What read_contents adds, chosen (a merge orders the prewarm positions and writes the report itself), and what
-// it met: the distinct exact fragment modules and vertex modules, by content (a merged build's report counts).
+// What read_contents adds, chosen (a merge orders the prewarm positions and writes the report itself), and the
+// prewarm order it read.
 struct ReadParts {
   bool prewarm = true;
   bool report = true;
 };
 struct ReadSummary {
-  std::set<ModuleId> exact_modules;   // of ready exact (specialization) entries
-  std::set<ModuleId> vertex_modules;  // every module of the vertex stage
   struct Prewarm {
     std::vector<uint8_t> pipeline_key;
     uint32_t first_frame = 0;

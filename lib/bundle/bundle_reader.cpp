@@ -155,4 +155,14 @@ std::vector<uint8_t> entry_key(const sbk_bundle& bundle, const sbk_entry& entry)
   return key;
 }
 
+const char* key_kind_name(uint32_t kind) {
+  switch (kind) {
+    case SBK_KEY_KIND_EXACT: return "specialization";
+    case SBK_KEY_KIND_FAMILY: return "family";
+    case SBK_KEY_KIND_PIPELINE: return "pipeline";
+    case SBK_KEY_KIND_COMPUTE_PIPELINE: return "compute pipeline";
+    default: return "?";
+  }
+}
+
 }  // namespace shaderbake::bundle

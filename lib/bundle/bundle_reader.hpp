@@ -65,6 +65,10 @@ class BundleFile {
 // from its parts: sbk_bundle_entry_key); empty when the bundle's bytes behind it are damaged.
 std::vector<uint8_t> entry_key(const sbk_bundle& bundle, const sbk_entry& entry);
 
+// What an entry kind (SBK_KEY_KIND_*: a key's second byte) names, for messages: "specialization", "family",
+// "pipeline", "compute pipeline"; "?" for another byte.
+const char* key_kind_name(uint32_t kind);
+
 // One row of a bundle's section table (schemas/bundle.md, "Section table entry").
 struct SectionTableEntry {
   uint32_t type = 0;

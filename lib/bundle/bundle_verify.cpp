@@ -79,8 +79,7 @@ std::string section_name(uint32_t type) {
 }
 
 std::string entry_name(const sbk_bundle& b, const sbk_entry& e) {
-  static const char* const kKinds[] = {"?", "specialization", "family", "pipeline", "compute pipeline"};
-  return std::string(kKinds[e.kind <= 4 ? e.kind : 0]) + " " + KeyHash::of(entry_key(b, e)).to_hex();
+  return std::string(key_kind_name(e.kind)) + " " + KeyHash::of(entry_key(b, e)).to_hex();
 }
 
 std::string stage_name(uint32_t stage) {

@@ -68,14 +68,15 @@ json build_inputs(const json& report) {
           {"frames", report.value("frames", json())}};
 }
 
-// The shard data but the shard's own (index, prewarm positions): the scheme and the build's settings.
+// What the shards of one build share: the shard data but the shard's own (index, prewarm positions), and
+// whether the build specialized.
 json shard_settings(const json& report) {
   json s = report.value("shard", json::object());
   if (s.is_object()) {
     s.erase("index");
     s.erase("prewarm_positions");
   }
-  return s;
+  return {{"shard", s}, {"specialize", report.value("specialize", json())}};
 }
 
 uint64_t count_of(const json& report, const char* field) {

@@ -92,7 +92,6 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
   };
 
   std::map<std::string, uint64_t> rejections;
-  std::set<bundle::ModuleId> distinct_exact;
   for (uint32_t program : census.drawn_programs()) {
     const auto key = reader.exact_keys().bytes(program);
     const auto planned = exact_modules.find(as_key(key));
@@ -101,17 +100,13 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     const std::string& rejection = reader.program_rejection()[program];
     if (!rejection.empty()) ++rejections[rejection];
     builder.add_specialization(key, status_of(*m), id_of(m), model.rejection_code(rejection));
-    if (auto id = id_of(m)) distinct_exact.insert(*id);
-    ++out.specializations;
   }
-  out.exact_modules = distinct_exact.size();
   for (uint32_t family : census.drawn_families()) {
     const auto key = reader.family_keys().bytes(family);
     const auto planned = family_modules.find(as_key(key));
     if (planned == family_modules.end()) continue;  // another shard's
     const PlannedModule* m = planned->second;
     builder.add_family(key, status_of(*m), id_of(m));
-    ++out.families;
   }
 
   // Pipelines: each needs its fragment module, a vertex module for its vertex interface, and a layout.
@@ -151,11 +146,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
           continue;
         }
         builder.add_compute_pipeline(key, fragment_ids.at(it->second), *layout);
-        if (!it->second->values.empty()) {
+        if (!it->second->values.empty())
           builder.set_specialization(key, {}, compile::specialization_data(it->second->values));
-          ++out.specialized_pipelines;
-        }
-        ++(exact ? out.exact_pipelines : out.fallback_pipelines);
         continue;
       }
       uint8_t route = 0;
@@ -210,10 +202,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
                                              phase_progress(options, "vertex"));
   std::unordered_set<std::string> has_recipe;  // exact pipeline keys with a recipe in the bundle
   std::vector<std::optional<bundle::ModuleId>> vertex_ids(vertex_results.size());
-  std::set<bundle::ModuleId> distinct_vertex;
   for (size_t j = 0; j < vertex_results.size(); ++j)
-    if (vertex_results[j]) distinct_vertex.insert(*(vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv)));
-  out.vertex_modules = distinct_vertex.size();
+    if (vertex_results[j]) vertex_ids[j] = builder.add_module(kVkStageVertex, vertex_results[j]->spirv);
   for (const PendingPipeline& p : pending) {
     const auto& vertex = vertex_results[p.vertex_job];
     if (!vertex) {
@@ -226,11 +216,8 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       continue;
     }
     builder.add_pipeline(p.key, *vertex_ids[p.vertex_job], fragment_ids.at(p.fragment), *layout);
-    if (!p.vertex_values.empty() || !p.fragment->values.empty()) {
+    if (!p.vertex_values.empty() || !p.fragment->values.empty())
       builder.set_specialization(p.key, compile::specialization_data(p.vertex_values), compile::specialization_data(p.fragment->values));
-      ++out.specialized_pipelines;
-    }
-    ++(p.exact ? out.exact_pipelines : out.fallback_pipelines);
     if (p.exact) has_recipe.insert(as_key(p.key));
   }
   const VertexAttributeDefaults defaults = model.vertex_attribute_defaults();
@@ -250,7 +237,6 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
       if (!model.fallback_attachment_rejection(d.family_key, bundle::signature_of_words(order)).empty()) continue;
       builder.add_dynamic_fallback(d.family_key, *vertex_ids[d.vertex_job], fragment_ids.at(d.fragment), *layout,
                                    bundle::signature_of_words(order));
-      ++out.dynamic_fallback_pipelines;
     }
   }
   // The prewarm order: exact pipelines with a recipe, by first use (a shard's: their positions in that order).
@@ -260,8 +246,18 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     if (!has_recipe.count(as_key(exact_keys.bytes(i)))) continue;  // graphics pipelines only
     builder.add_prewarm(exact_keys.bytes(i), census.pipeline_first_frames()[i]);
     prewarm_positions.push_back(i);
-    ++out.prewarm_pipelines;
   }
+  // What the bundle holds, counted once from the builder (merge recounts its unions the same way).
+  const bundle::BundleBuilder::ContentCounts held = builder.counts();
+  out.specializations = held.specializations;
+  out.exact_modules = held.exact_modules;
+  out.families = held.families;
+  out.specialized_pipelines = held.specialized_pipelines;
+  out.exact_pipelines = held.exact_pipelines;
+  out.fallback_pipelines = held.fallback_pipelines;
+  out.dynamic_fallback_pipelines = held.dynamic_fallback_pipelines;
+  out.prewarm_pipelines = held.prewarm_pipelines;
+  out.vertex_modules = held.vertex_modules;
   // Failures in one order whatever the shard or thread that met them.
   std::stable_sort(out.failures.begin(), out.failures.end(), [](const BuildFailure& a, const BuildFailure& b) {
     return std::tie(a.route, a.key, a.error.message, a.error.reason) < std::tie(b.route, b.key, b.error.message, b.error.reason);
@@ -304,7 +300,6 @@ Result<BundleBuildResult> build_bundle(const trace::TraceReader& reader, const K
     report["shard"] = {{"index", options.shard_index},
                        {"count", options.shard_count},
                        {"scheme", "compile-job-hash/1"},  // how shard_of divides the work
-                       {"specialize", options.specialize},
                        {"prewarm_positions", prewarm_positions}};
   // A trace path need not be UTF-8: its bytes are replaced, never thrown on.
   out.report_json = report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
