@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Bundle format 2 against format 3, side by side in one run, on the trace of bench/bundle_size.sh:
+# Bundle format 2 against the current format (4), side by side in one run, on the trace of bench/bundle_size.sh:
 #   sizes  the whole file and each section of both bundles (read from the files' own section tables, so no
 #          tool's output format matters), with the ratio and how many times smaller than the raw SPIR-V;
 #   speed  each build's own bench/bundle_bench (open, probe, module read) against its own bundle, run in
@@ -11,12 +11,12 @@
 # BUILD_DIR (default build/).
 # Usage: bench/format_compare.sh [options] [-- bundle_bench options]
 #   --baseline COMMIT     the format 2 commit (default 7d7cc90)
-#   --current-build DIR   build directory of the "format 3" side (default BUILD_DIR, else build/); any build of
+#   --current-build DIR   build directory of the current side (default BUILD_DIR, else build/); any build of
 #                         this repository, e.g. the baseline's own to check this script against itself
 #   --no-build            build nothing: use the binaries already in both build directories
 #   --rounds N            bundle_bench runs per side, alternating (default 2)
 #   --no-bench            sizes only
-#   --save                raw bundle_bench output to bench/results/format_compare_<date>[<letter>]_{format2,format3}.txt
+#   --save                raw bundle_bench output to bench/results/format_compare_<date>[<letter>]_{format2,current}.txt
 #                         (default: the work directory only)
 #   options after --      go to both bundle_bench runs (e.g. --sbk-sizes=1000 --benchmark_filter=read_module)
 # JOBS caps the build's parallel jobs; TMPDIR picks the work directory. Prints figures; asserts nothing about
@@ -119,7 +119,7 @@ fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 echo "trace: samples/generate --seed 12 --frames 6000 --draws-per-frame 60 --states 8000 ($(stat -c %s "$trace") bytes)"
 echo "baseline (format2): $(describe "$old_build")"
-echo "current  (format3): $(describe "$build_dir")"
+echo "current:  $(describe "$build_dir")"
 
 # ---- the two bundles ----
 export MESA_SHADER_CACHE_DISABLE=true
@@ -135,7 +135,7 @@ build_bundle() { # build dir, name
   echo "$rc" >"$work/$2_build.rc"
 }
 build_bundle "$old_build" format2
-build_bundle "$build_dir" format3
+build_bundle "$build_dir" current
 
 echo
 python3 - "$work" <<'EOF'
@@ -166,7 +166,7 @@ def read_bundle(path):
             "table": header_size + 32 * count}
 
 sides = []
-for name in ("format2", "format3"):
+for name in ("format2", "current"):
     b = read_bundle(os.path.join(work, name + ".sbk"))
     with open(os.path.join(work, name + "_build.json")) as f:
         b["build"] = json.load(f)
@@ -179,7 +179,7 @@ def num(b, k):
     v = b["build"].get(k)
     return "?" if v is None else v
 
-for label, b in (("format2", old), ("format3", new)):
+for label, b in (("format2", old), ("current", new)):
     print(f"{label}: format {b['major']}.{b['minor']}, {b['file']} bytes, {len(b['sections'])} sections; "
           f"build exit {b['rc']}, {num(b, 'failures')} failed keys, {num(b, 'specializations')} exact keys, "
           f"{num(b, 'modules')} modules, {num(b, 'raw_module_bytes')} raw SPIR-V bytes")
@@ -234,7 +234,7 @@ if ((save)); then
   done
 fi
 out2=$results/format_compare_${tag}_format2.txt
-out3=$results/format_compare_${tag}_format3.txt
+out3=$results/format_compare_${tag}_current.txt
 : >"$out2"
 : >"$out3"
 # bundle_size.sh's options (5 repetitions, aggregates on the console); every repetition goes to the JSON files
@@ -254,8 +254,8 @@ rm -f "$work"/format_compare_format[23]_round*.json
 for ((r = 1; r <= rounds; r++)); do
   echo "bundle_bench round $r of $rounds: format2" >&2
   run_bench "$old_build" format2 "$r" "$out2"
-  echo "bundle_bench round $r of $rounds: format3" >&2
-  run_bench "$build_dir" format3 "$r" "$out3"
+  echo "bundle_bench round $r of $rounds: current" >&2
+  run_bench "$build_dir" current "$r" "$out3"
 done
 echo
 echo "bundle_bench raw output: $out2, $out3"
@@ -284,7 +284,7 @@ def load(name):
     return runs
 
 old = load("format2")
-new = load("format3")
+new = load("current")
 
 def fmt(ns):
     if ns >= 1e6:
@@ -297,14 +297,14 @@ both = [n for n in old if n in new]
 reps = {len(old[n][1]) for n in both} | {len(new[n][1]) for n in both}
 print(f"bundle_bench: real time, median of every repetition of {rounds} round(s) per side "
       f"({'/'.join(map(str, sorted(reps)))} samples), rounds run alternately; "
-      f"per-round medians in run order; ratio = format3 / format2")
-print("| benchmark | format2 | format3 | ratio | format2 rounds | format3 rounds |")
+      f"per-round medians in run order; ratio = current / format2")
+print("| benchmark | format2 | current | ratio | format2 rounds | current rounds |")
 print("|---|---:|---:|---:|---|---|")
 for n in both:
     a, b = statistics.median(old[n][1]), statistics.median(new[n][1])
     print(f"| {n} | {fmt(a)} | {fmt(b)} | {b / a:.3f} | {' '.join(fmt(x) for x in old[n][0])} "
           f"| {' '.join(fmt(x) for x in new[n][0])} |")
-for label, mine, other in (("format2", old, new), ("format3", new, old)):
+for label, mine, other in (("format2", old, new), ("current", new, old)):
     only = [n for n in mine if n not in other]
     if only:
         print(f"\nonly {label} has these (ratio: against format2's read_module/dctx+prepared of the same modules, "
@@ -314,6 +314,6 @@ for label, mine, other in (("format2", old, new), ("format3", new, old)):
         for n in only:
             m = statistics.median(mine[n][1])
             ref = "read_module/dctx+prepared/" + ("largest" if n.endswith("/largest") else "all")
-            r = f"{m / statistics.median(old[ref][1]):.3f}" if label == "format3" and ref in old else "-"
+            r = f"{m / statistics.median(old[ref][1]):.3f}" if label == "current" and ref in old else "-"
             print(f"| {n} | {fmt(m)} | {r} | {' '.join(fmt(x) for x in mine[n][0])} |")
 EOF

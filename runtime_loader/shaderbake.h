@@ -2,7 +2,7 @@
 /*
  * shaderbake.h — the guest-independent runtime side of shaderbake, as one C99 header: result codes, the key
  * hash, the identities every canonical key starts with, the host state (Vulkan terms) and the pipeline key
- * (encoders and decoders), and the loader of bundle format 3 with its router data. The shaderbake tool
+ * (encoders and decoders), and the loader of bundle format 4 with its router data. The shaderbake tool
  * compiles this same code, so writer and reader cannot drift.
  *
  * Who includes what (each header includes the ones it needs):
@@ -212,7 +212,7 @@ SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, 
                                            const uint8_t** fragment_key, size_t* fragment_key_size,
                                            sbk_host_state* host);
 
-/* ---- bundle loader (format 3; schemas/bundle.md is the normative byte layout) -----------------------
+/* ---- bundle loader (format 4; schemas/bundle.md is the normative byte layout) -----------------------
  * A bundle holds, for the keys a build met: specializations (exact key -> exact fragment module, or why
  * there is none, and the admission result), fallback families (family key -> ubershader module) and
  * pipelines (pipeline key -> complete recipe: vertex + fragment module, layout contract, host state).
@@ -230,7 +230,7 @@ SBK_API sbk_result sbk_decode_pipeline_key(const uint8_t* key, size_t key_size, 
  * every function taking a const sbk_bundle* may run on any number of threads at once. Probes allocate nothing
  * and change nothing. */
 
-#define SBK_BUNDLE_FORMAT_MAJOR 3
+#define SBK_BUNDLE_FORMAT_MAJOR 4
 #define SBK_BUNDLE_FORMAT_MINOR 0
 #define SBK_BUNDLE_HEADER_SIZE 64
 #define SBK_BUNDLE_SECTION_ENTRY_SIZE 32
@@ -298,6 +298,7 @@ typedef struct sbk_bundle {
   uint16_t key_schema;
   uint8_t guest;
   uint8_t toolchain_digest[16];
+  const uint8_t* index_entries; /* the INDEX section's first entry, past its header and directory */
 } sbk_bundle;
 
 /* One entry found by a probe (or enumerated). `key` points into the bundle and lives as long as it. */
@@ -455,9 +456,11 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
  * many (a renderer warming up, the tool). It owns a ZSTD_DCtx and a block holding the DICTIONARY section's
  * bytes, copied once, followed by the content of the last parent it decoded: a module with a parent then costs
  * no allocation and no dictionary copy, and modules that share a parent (sbk_bundle_module_read_order puts
- * them together) decode it once. Output and checks as sbk_bundle_read_module's; on a prepared bundle
- * (sbk_bundle_prepare_dictionary) parentless modules decode with the digested dictionary. One thread at a time
- * per reader; any number of readers per bundle, which must outlive them. The fields are private. */
+ * them together) decode it once; a module that is some module's parent, read itself, is decoded into the block
+ * and copied out, so its children that follow need no second decode. Output and checks as
+ * sbk_bundle_read_module's; on a prepared bundle (sbk_bundle_prepare_dictionary) parentless modules decode with
+ * the digested dictionary. One thread at a time per reader; any number of readers per bundle, which must
+ * outlive them. The fields are private. */
 typedef struct sbk_module_reader {
   const sbk_bundle* bundle;
   void* zstd_dctx;        /* ZSTD_DCtx*, owned */
@@ -466,9 +469,11 @@ typedef struct sbk_module_reader {
   size_t dictionary_size;
   size_t prefix_parent_payload; /* bytes of prefix_parent's content in the block */
   uint32_t prefix_parent; /* SBK_NO_MODULE while the block holds no parent */
+  uint8_t* is_parent;     /* a bit per module: some row names it as parent (a hint only: NULL when unallocated) */
 } sbk_module_reader;
 
-/* SBK_ERROR_OUT_OF_MEMORY when the context or the block cannot be allocated (the reader is then freed). */
+/* SBK_ERROR_OUT_OF_MEMORY when the context or the block cannot be allocated (the reader is then freed).
+ * O(modules): it notes which modules are parents (a bit each). */
 SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_bundle* bundle);
 
 /* Reads module `module` like sbk_bundle_read_module. Allocates only to grow its block for a larger parent. */
@@ -1147,6 +1152,7 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
         sbk__index_prefix_size(b->directory_bits) + (uint64_t)b->entry_count * SBK_BUNDLE_INDEX_ENTRY_SIZE)
       return SBK_ERROR_CORRUPT;
     if (b->section_size[SBK_SECTION_RECORDS] != (uint64_t)b->entry_count * SBK_BUNDLE_RECORD_SIZE) return SBK_ERROR_CORRUPT;
+    b->index_entries = index + sbk__index_prefix_size(b->directory_bits);
     if (!sbk__byte_table_count(b, SBK_SECTION_SHADER_KEYS, &b->shader_key_count) ||
         !sbk__byte_table_count(b, SBK_SECTION_HOST_STATE_PARTS, &b->host_state_part_count))
       return SBK_ERROR_CORRUPT;
@@ -1337,8 +1343,7 @@ SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_
 
 /* The hash tag of index entry `i`: the low 32 bits of the high half of its key's XXH3-128. */
 static SBK__INLINE uint32_t sbk__index_tag(const sbk_bundle* b, uint32_t i) {
-  return sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_INDEX) + sbk__index_prefix_size(b->directory_bits) +
-                      (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE);
+  return sbk__get_u32(b->index_entries + (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE);
 }
 
 static SBK__INLINE uint32_t sbk__bucket_of(const sbk_bundle* b, uint64_t hash_high) {
@@ -1872,6 +1877,17 @@ SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_b
     }
     memcpy(reader->prefix, sbk__section_bytes(bundle, SBK_SECTION_DICTIONARY), reader->dictionary_size);
   }
+  /* Which modules are parents, from the rows' parent fields unchecked: a damaged row can only make a read
+   * slower (a wrong bit decodes a module into the block for nothing), never wrong. Without the memory the
+   * reader works without the hint. */
+  reader->is_parent = (uint8_t*)calloc((size_t)bundle->module_count / 8u + 1u, 1);
+  if (reader->is_parent != NULL) {
+    uint32_t m;
+    for (m = 0; m < bundle->module_count; ++m) {
+      const uint32_t parent = sbk__get_u32(sbk__module_entry(bundle, m) + 12);
+      if (parent < bundle->module_count) reader->is_parent[parent / 8u] |= (uint8_t)(1u << (parent % 8u));
+    }
+  }
   return SBK_OK;
 }
 
@@ -1879,6 +1895,7 @@ SBK_API void sbk_module_reader_free(sbk_module_reader* reader) {
   SBK_ASSERT(reader != NULL);
   ZSTD_freeDCtx((ZSTD_DCtx*)reader->zstd_dctx);
   free(reader->prefix);
+  free(reader->is_parent);
   memset(reader, 0, sizeof *reader);
   reader->prefix_parent = SBK_NO_MODULE;
 }
@@ -1946,6 +1963,10 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
   } else if (module == reader->prefix_parent) {
     /* The block holds this module's payload, decoded and checked against its frame's size already. */
     memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
+  } else if (reader->is_parent != NULL && (reader->is_parent[module / 8u] >> (module % 8u) & 1u)) {
+    /* A parent: decoded into the block for the children that follow, then copied out. */
+    r = sbk__reader_hold_parent(reader, module, e, &info, payload_size);
+    if (r == SBK_OK) memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
   } else {
     r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
                         (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);

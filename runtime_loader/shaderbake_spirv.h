@@ -3,7 +3,8 @@
  * shaderbake_spirv.h — packed SPIR-V, the byte coding bundle modules are stored in (schemas/bundle.md,
  * "Packed SPIR-V"), and its operand table. The table between the GENERATED markers below is written by
  * scripts/gen_spirv_operand_table.py from the Khronos grammar (--check compares; a test runs it) and is
- * frozen since bundle format 2 (format 3 codes modules the same way): it decides how modules are coded.
+ * frozen since bundle format 2: it decides how modules are coded (the result positions a reader follows, the
+ * operands a writer codes as distances).
  *
  * Who includes it: a bundle writer (the shaderbake tool packs every module) and tests. A renderer never
  * calls it and needs no include of it: sbk_bundle_read_module unpacks, and shaderbake.h's implementation
@@ -72,9 +73,10 @@ extern "C" {
  * 0 literal (L), 1 ID reference or result type (I), 2 result ID (R), 3 literal string (S: words up to and
  * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
  * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
- * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2 (format 3 codes modules the same way):
- * it decides how modules are coded. A wrong or missing row costs size, never correctness (coder and decoder
- * follow the same table). Opcodes from 400 on have no row: all their words are literals. */
+ * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2:
+ * it decides how modules are coded (a reader takes each opcode's result position from it, a writer also which
+ * operands are IDs). A wrong or missing row costs size, never correctness (coder and decoder
+ * follow the same table). Opcodes from 400 on have no row: no result, every word coded absolute. */
 #define SBK__SPIRV_KIND_L 0u
 #define SBK__SPIRV_KIND_I 1u
 #define SBK__SPIRV_KIND_R 2u
@@ -493,11 +495,6 @@ typedef struct sbk__spirv_state {
   int in_functions;
 } sbk__spirv_state;
 
-/* The reference base: the next local ID inside functions, else one past the largest result ID so far. */
-static SBK__INLINE uint32_t sbk__spirv_base(const sbk__spirv_state* st) {
-  return st->in_functions ? st->next_local : st->max_id + 1u;
-}
-
 /* OpFunction (opcode 54), the first one: function-local IDs start after the largest result ID so far. Both
  * directions call it before an instruction's operands. */
 static SBK__INLINE void sbk__spirv_begin_instruction(sbk__spirv_state* st, uint32_t opcode) {
@@ -537,9 +534,23 @@ static SBK__INLINE uint32_t sbk__spirv_kind(const sbk__spirv_kinds* kinds, size_
   return at < kinds->fixed_count ? (kinds->fixed >> (2u * at)) & 3u : kinds->rest;
 }
 
+/* The word position of an instruction's result ID: 1 or 2 (the table's first or second operand is R; the
+ * grammar puts a result ID nowhere else), or 0 when the opcode has none or `count` words cannot hold it. */
+static SBK__INLINE uint32_t sbk__spirv_result_position(uint32_t opcode, uint32_t count) {
+  /* The first two fixed kinds (4 bits; kinds past an opcode's fixed count are 0 in its word) index a table of
+   * 2-bit positions: 1 where the first is R, 2 where the second is and the first is not, else 0. */
+  const uint32_t first_two = ((opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u) >> 6) & 15u;
+  const uint32_t position = (0x109A1010u >> (2u * first_two)) & 3u;
+  return position < count ? position : 0u;
+}
+
 static int sbk__word_has_zero_byte(uint32_t w) {
   return (w & 0xFFu) == 0 || (w & 0xFF00u) == 0 || (w & 0xFF0000u) == 0 || (w & 0xFF000000u) == 0;
 }
+
+/* An instruction's head codes count * 512 + its opcode; opcodes from 511 on as count * 512 + 511, then the
+ * opcode minus 511. */
+#define SBK__SPIRV_OPCODE_ESCAPE 511u
 
 SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint8_t* out, size_t capacity,
                                   size_t* size_out) {
@@ -557,53 +568,35 @@ SBK_API sbk_result sbk_spirv_pack(const uint32_t* words, size_t word_count, uint
     const uint32_t opcode = words[i] & 0xFFFFu, count = words[i] >> 16;
     const sbk__spirv_kinds kinds = sbk__spirv_kinds_of(opcode);
     sbk__spirv_state next = st;
-    size_t j, at = 0;
-    int result_ok = 1;
-    uint32_t result = 0;
-    int has_result = 0;
+    uint32_t result_at, base, j;
+    size_t at = 0;
     if (count == 0 || count > word_count - i) break; /* not an instruction: the rest goes raw */
     sbk__spirv_begin_instruction(&next, opcode);
+    result_at = sbk__spirv_result_position(opcode, count);
     /* Inside functions a result is implicit: it must be the next local ID, or the rest goes raw. */
-    for (j = 1; j < count; ++j) {
-      const uint32_t k = sbk__spirv_kind(&kinds, at);
-      if (k == SBK__SPIRV_KIND_R && next.in_functions && words[i + j] != next.next_local) result_ok = 0;
-      if (k == SBK__SPIRV_KIND_R) break;
-      if (k != SBK__SPIRV_KIND_S || sbk__word_has_zero_byte(words[i + j])) ++at;
-    }
-    if (!result_ok) break;
-    sbk__put_varint(&w, (uint64_t)opcode + 1u);
-    sbk__put_varint(&w, count);
-    at = 0;
+    if (next.in_functions && result_at != 0 && words[i + result_at] != next.next_local) break;
+    sbk__put_varint(&w, (uint64_t)count * 512u +
+                            (opcode < SBK__SPIRV_OPCODE_ESCAPE ? opcode : SBK__SPIRV_OPCODE_ESCAPE));
+    if (opcode >= SBK__SPIRV_OPCODE_ESCAPE) sbk__put_varint(&w, opcode - SBK__SPIRV_OPCODE_ESCAPE);
+    base = next.in_functions ? next.next_local : next.max_id + 1u;
     for (j = 1; j < count; ++j) {
       const uint32_t word = words[i + j];
       const uint32_t k = sbk__spirv_kind(&kinds, at);
-      if (k == SBK__SPIRV_KIND_S) {
-        sbk__put_u32(&w, word);
-        if (sbk__word_has_zero_byte(word)) ++at;
-        continue;
-      }
-      ++at;
-      if (k == SBK__SPIRV_KIND_R) {
-        has_result = 1;
-        result = word;
-        if (next.in_functions)
-          ++next.next_local; /* implicit */
-        else
-          sbk__put_varint(&w, word);
-      } else if (k == SBK__SPIRV_KIND_I) {
-        const int local = next.in_functions ? word >= next.first_local : word > next.max_id;
-        if (local) {
-          const uint32_t d = sbk__spirv_base(&next) - word;
-          const uint32_t zigzag = (d & 0x80000000u) ? ((~d) << 1) | 1u : d << 1;
-          sbk__put_varint(&w, (uint64_t)zigzag * 2u + 1u);
-        } else {
-          sbk__put_varint(&w, (uint64_t)word * 2u);
-        }
+      if (k != SBK__SPIRV_KIND_S || sbk__word_has_zero_byte(word)) ++at;
+      if (j == result_at && next.in_functions) {
+        ++base; /* implicit */
+      } else if (k == SBK__SPIRV_KIND_I && (next.in_functions ? word >= next.first_local : word > next.max_id)) {
+        const uint32_t d = base - word;
+        const uint32_t zigzag = (d & 0x80000000u) ? ((~d) << 1) | 1u : d << 1;
+        sbk__put_varint(&w, (uint64_t)zigzag * 2u + 1u);
       } else {
-        sbk__put_varint(&w, word);
+        sbk__put_varint(&w, (uint64_t)word * 2u);
       }
     }
-    if (has_result && result > next.max_id) next.max_id = result;
+    if (next.in_functions)
+      next.next_local = base;
+    else if (result_at != 0 && words[i + result_at] > next.max_id)
+      next.max_id = words[i + result_at];
     st = next;
     i += count;
   }
@@ -661,82 +654,68 @@ static SBK__INLINE const uint8_t* sbk__spirv_read_varint_unbounded(const uint8_t
   return in;
 }
 
-/* Decodes the operands (words 1 to count-1) of one instruction at `in` into *out_p, which advances. Constant
- * at each call, so that each use compiles to its own loop: `in_functions` (st->in_functions: results are
- * implicit, and the reference base moves with them), and `checked`: every read is held against in_end and, in
- * place, every store against the read position. Unchecked is for an instruction the caller has shown fits:
- * at least 5 bytes to read per operand and, in place, all its words below the read position, so no store can
- * overtake a read. Returns where the next field starts, or NULL when the input is corrupt. */
+/* An operand word from its code v (below 2^33, checked by the caller): v / 2 when v is even, else the
+ * reference base minus the zigzag-decoded distance v / 2. */
+static SBK__INLINE uint32_t sbk__spirv_operand(uint64_t v, uint32_t base) {
+  const uint32_t u = (uint32_t)(v >> 1);
+  return (v & 1u) ? base - ((u >> 1) ^ (0u - (u & 1u))) : u;
+}
+/* Decodes `words` operand words at `in` into *out_p, which advances, each against the reference base `base`.
+ * `checked` is a constant at each call, so that each use compiles to its own loop: every read is held against
+ * in_end and, in place, every store against the read position. Unchecked is for an instruction the caller has
+ * shown fits: at least 5 bytes to read per word and, in place, all its words below the read position, so no
+ * store can overtake a read. Returns where the next field starts, or NULL when the input is corrupt. */
 static SBK__INLINE const uint8_t* sbk__spirv_unpack_operands(const uint8_t* in, const uint8_t* in_end,
-                                                            uint8_t** out_p, uint32_t count, uint32_t opcode,
-                                                            sbk__spirv_state* st, int in_functions, int checked,
-                                                            int in_place) {
-  const sbk__spirv_kinds kinds = sbk__spirv_kinds_of(opcode);
-  /* The kinds as a shift register: the fixed ones first, then `rest` repeated, shifted in from the top. */
-  const uint64_t rest_top = (uint64_t)kinds.rest << 62;
-  uint64_t reg = (uint64_t)kinds.fixed | ((0x5555555555555555ull * kinds.rest) << (2u * kinds.fixed_count));
-  /* The reference base: inside functions the next local ID, which each (implicit) result advances; before,
-   * one past the largest result ID of the instructions so far. */
-  uint32_t base = in_functions ? st->next_local : st->max_id + 1u;
+                                                            uint8_t** out_p, uint32_t words, uint32_t base,
+                                                            int checked, int in_place) {
   uint8_t* out = *out_p;
-  uint8_t* const end = out + 4u * (size_t)(count - 1u);
-  uint32_t result = 0;
+  uint8_t* const end = out + 4u * (size_t)words;
   uint64_t v;
-/* Reads the next varint into v; most operands are one byte, read here without a call. */
-#define SBK__READ_VARINT()                                                                         \
-  do {                                                                                             \
-    if (checked) {                                                                                 \
-      if (in < in_end && *in < 0x80u)                                                              \
-        v = *in++;                                                                                 \
-      else if ((in = sbk__spirv_read_varint(in, in_end, &v)) == NULL)                              \
-        return NULL;                                                                               \
-    } else if (*in < 0x80u) {                                                                      \
-      v = *in++;                                                                                   \
-    } else if (in[1] < 0x80u) {                                                                    \
-      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;                                        \
-      in += 2;                                                                                     \
-    } else if ((in = sbk__spirv_read_varint_unbounded(in, &v)) == NULL) {                          \
-      return NULL;                                                                                 \
-    }                                                                                              \
-  } while (0)
   while (out != end) {
-    const uint32_t k = (uint32_t)(reg & 3u);
-    uint32_t w;
-    if (k == SBK__SPIRV_KIND_S) {
-      if (checked && in_end - in < 4) return NULL;
-      w = sbk__get_u32(in);
-      in += 4;
-      if (sbk__word_has_zero_byte(w)) reg = (reg >> 2) | rest_top;
-    } else if (in_functions && k == SBK__SPIRV_KIND_R) {
-      reg = (reg >> 2) | rest_top;
-      w = base++; /* implicit */
-    } else {
-      reg = (reg >> 2) | rest_top;
-      SBK__READ_VARINT();
-      if (k == SBK__SPIRV_KIND_I) {
-        if (v > 0x1FFFFFFFFu) return NULL;
-        if (v & 1u) {
-          const uint32_t zigzag = (uint32_t)(v >> 1);
-          w = base - ((zigzag & 1u) ? ~(zigzag >> 1) : zigzag >> 1);
-        } else {
-          w = (uint32_t)(v >> 1);
-        }
-      } else {
-        if (v > 0xFFFFFFFFu) return NULL;
-        w = (uint32_t)v;
-        if (!in_functions && k == SBK__SPIRV_KIND_R && w > result) result = w;
-      }
+    if (checked) {
+      if (in < in_end && *in < 0x80u)
+        v = *in++;
+      else if ((in = sbk__spirv_read_varint(in, in_end, &v)) == NULL)
+        return NULL;
+      if (v > 0x1FFFFFFFFu || (in_place && out + 4 > in)) return NULL;
+    } else if (*in < 0x80u) { /* most operands are one or two bytes, read here without a call */
+      v = *in++;
+    } else if (in[1] < 0x80u) {
+      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;
+      in += 2;
+    } else if ((in = sbk__spirv_read_varint_unbounded(in, &v)) == NULL || v > 0x1FFFFFFFFu) {
+      return NULL;
     }
-    if (checked && in_place && out + 4 > in) return NULL;
-    sbk__spirv_store_word(out, w);
+    sbk__spirv_store_word(out, sbk__spirv_operand(v, base));
     out += 4;
   }
-#undef SBK__READ_VARINT
-  if (in_functions)
-    st->next_local = base;
-  else if (result > st->max_id)
-    st->max_id = result;
   *out_p = out;
+  return in;
+}
+
+/* Decodes the operands (words 1 to count-1) of one instruction whose result is word `result_at` (0: none),
+ * implicit inside functions; `checked` and `in_place` as for sbk__spirv_unpack_operands. */
+static SBK__INLINE const uint8_t* sbk__spirv_unpack_instruction(const uint8_t* in, const uint8_t* in_end,
+                                                               uint8_t** out_p, uint32_t count, uint32_t result_at,
+                                                               sbk__spirv_state* st, int checked, int in_place) {
+  if (st->in_functions) {
+    uint32_t base = st->next_local;
+    if (result_at != 0) {
+      in = sbk__spirv_unpack_operands(in, in_end, out_p, result_at - 1u, base, checked, in_place);
+      if (in == NULL || (checked && in_place && *out_p + 4 > in)) return NULL;
+      sbk__spirv_store_word(*out_p, base++); /* implicit */
+      *out_p += 4;
+    }
+    in = sbk__spirv_unpack_operands(in, in_end, out_p, count - 1u - result_at, base, checked, in_place);
+    st->next_local = base;
+  } else {
+    const uint8_t* const first = *out_p;
+    in = sbk__spirv_unpack_operands(in, in_end, out_p, count - 1u, st->max_id + 1u, checked, in_place);
+    if (in != NULL && result_at != 0) {
+      const uint32_t result = sbk__get_u32(first + 4u * (result_at - 1u));
+      if (result > st->max_id) st->max_id = result;
+    }
+  }
   return in;
 }
 
@@ -777,8 +756,17 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
   }
   while (out < out_end) {
     const size_t words_left = (size_t)(out_end - out) / 4u;
-    uint32_t opcode, count;
-    SBK__READ_VARINT();
+    uint32_t opcode, count, result_at;
+    /* A head is two bytes or three for most instructions: read inline while 5 bytes remain. */
+    if (in_end - in >= 5 && *in >= 0x80u && in[1] < 0x80u) {
+      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;
+      in += 2;
+    } else if (in_end - in >= 5 && *in >= 0x80u && in[1] >= 0x80u && in[2] < 0x80u) {
+      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)(in[1] & 0x7Fu) << 7 | (uint64_t)in[2] << 14;
+      in += 3;
+    } else {
+      SBK__READ_VARINT();
+    }
     if (v == 0) { /* escape: the rest raw */
       SBK__READ_VARINT();
       if (v != words_left || (size_t)(in_end - in) < 4u * words_left) return SBK_ERROR_CORRUPT;
@@ -789,20 +777,26 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
       }
       break;
     }
-    if (v > 0x10000u) return SBK_ERROR_CORRUPT;
-    opcode = (uint32_t)(v - 1u);
-    SBK__READ_VARINT();
-    if (v == 0 || v > 0xFFFFu || v > words_left) return SBK_ERROR_CORRUPT;
-    count = (uint32_t)v;
+    if (v > 0xFFFFu * 512u + SBK__SPIRV_OPCODE_ESCAPE) return SBK_ERROR_CORRUPT;
+    count = (uint32_t)(v >> 9);
+    opcode = (uint32_t)v & SBK__SPIRV_OPCODE_ESCAPE;
+    if (count - 1u >= words_left) return SBK_ERROR_CORRUPT; /* 0, or past the module's end */
+    if (opcode == SBK__SPIRV_OPCODE_ESCAPE) {
+      SBK__READ_VARINT();
+      if (v > 0xFFFFu - SBK__SPIRV_OPCODE_ESCAPE) return SBK_ERROR_CORRUPT;
+      opcode += (uint32_t)v;
+    }
     /* From here the instruction's `count` words fit below out_end. */
-    SBK__WRITE_WORD(count << 16 | opcode);
     sbk__spirv_begin_instruction(&st, opcode);
-    if ((size_t)(in_end - in) >= 5u * (size_t)count && (!in_place || out + 4u * (size_t)count <= in))
-      in = st.in_functions ? sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 1, 0, in_place)
-                           : sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 0, 0, in_place);
-    else
-      in = st.in_functions ? sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 1, 1, in_place)
-                           : sbk__spirv_unpack_operands(in, in_end, &out, count, opcode, &st, 0, 1, in_place);
+    result_at = sbk__spirv_result_position(opcode, count);
+    if ((size_t)(in_end - in) >= 5u * (size_t)count && (!in_place || out + 4u * (size_t)count <= in)) {
+      sbk__spirv_store_word(out, count << 16 | opcode);
+      out += 4;
+      in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, in_place);
+    } else {
+      SBK__WRITE_WORD(count << 16 | opcode);
+      in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, in_place);
+    }
     if (in == NULL) return SBK_ERROR_CORRUPT;
   }
 #undef SBK__READ_VARINT

@@ -146,13 +146,16 @@ check "a truncated bundle is called corrupt" grep -q "corrupt" "$tmp/truncated.e
 echo "not a bundle" >"$tmp/text.sbk"
 "$bin" verify "$tmp/text.sbk" >/dev/null 2>"$tmp/text.err"
 check "a text file is not a bundle" grep -q "not a shaderbake bundle" "$tmp/text.err"
-# A bundle of the previous format (tests/cli/format2_tiny.sbk, written by the format 2 writer) is refused by name.
-"$bin" verify "$root/tests/cli/format2_tiny.sbk" >/dev/null 2>"$tmp/format2.err"
-check "verify refuses a format 2 bundle (not a usable bundle: exit 3)" test $? -eq 3
-check "the refusal names format 2 and says to rebuild" \
-  grep -q "bundle format 2; this shaderbake reads format 3 only: rebuild the bundle from its traces" "$tmp/format2.err"
-"$bin" inspect "$root/tests/cli/format2_tiny.sbk" >/dev/null 2>"$tmp/format2.inspect.err"
-check "inspect refuses it the same way" grep -q "bundle format 2; this shaderbake reads format 3 only" "$tmp/format2.inspect.err"
+# Bundles of earlier formats (tests/cli/format2_tiny.sbk and format3_tiny.sbk, written by those formats' writers
+# from samples/traces/tiny.json) are refused by name.
+for old in 2 3; do
+  "$bin" verify "$root/tests/cli/format${old}_tiny.sbk" >/dev/null 2>"$tmp/format$old.err"
+  check "verify refuses a format $old bundle (not a usable bundle: exit 3)" test $? -eq 3
+  check "the refusal names format $old and says to rebuild" \
+    grep -q "bundle format $old; this shaderbake reads format 4 only: rebuild the bundle from its traces" "$tmp/format$old.err"
+  "$bin" inspect "$root/tests/cli/format${old}_tiny.sbk" >/dev/null 2>"$tmp/format$old.inspect.err"
+  check "inspect refuses it the same way" grep -q "bundle format $old; this shaderbake reads format 4 only" "$tmp/format$old.inspect.err"
+done
 
 # inspect: the summary's counts are the build's; an entry's view is complete.
 "$bin" inspect --json "$tmp/cold.sbk" >"$tmp/inspect.json"

@@ -29,9 +29,9 @@ check "verify checks the recipe and the three prewarm positions" \
   test "$(json_field "$tmp/verify.json" "sorted((c['name'], c['checked']) for c in d['checks'] if c['name'] in ('dynamic_fallbacks', 'prewarm'))")" = \
        "[('dynamic_fallbacks', 1), ('prewarm', 3)]"
 "$bin" inspect --json "$tmp/tiny.sbk" >"$tmp/inspect.json" 2>/dev/null
-check "inspect --json: format 3.0 with the router data's counts" \
+check "inspect --json: format 4.0 with the router data's counts" \
   test "$(json_field "$tmp/inspect.json" "(d['format'], d['router_data']['dynamic_fallbacks']['recipes'], d['router_data']['dynamic_fallbacks']['vertex_location_mask'], d['router_data']['prewarm']['pipelines'])")" = \
-       "('3.0', 1, 255, 3)"
+       "('4.0', 1, 255, 3)"
 "$bin" inspect "$tmp/tiny.sbk" >"$tmp/inspect.txt" 2>/dev/null
 check "inspect names both sections" grep -q "dynamic_fallbacks .* prewarm " "$tmp/inspect.txt"
 check "inspect prints the dynamic-state fallbacks" grep -q "^dynamic-state fallbacks: 1 recipes" "$tmp/inspect.txt"
@@ -127,8 +127,8 @@ check "the text names the extensions the dynamic fallbacks need" \
 "$bin" verify "$tmp/v20.sbk" >/dev/null 2>&1
 check "the bundle without router data verifies" test $? -eq 0
 "$bin" inspect --json "$tmp/v20.sbk" >"$tmp/v20.inspect.json" 2>/dev/null
-check "inspect: format 3.0, no router data" \
-  test "$(json_field "$tmp/v20.inspect.json" "(d['format'], d['router_data'])")" = "('3.0', {'dynamic_fallbacks': None, 'prewarm': None})"
+check "inspect: format 4.0, no router data" \
+  test "$(json_field "$tmp/v20.inspect.json" "(d['format'], d['router_data'])")" = "('4.0', {'dynamic_fallbacks': None, 'prewarm': None})"
 "$bin" report coverage "$tmp/v20.sbk" --traces "$tmp/variants.jsonl" --json >"$tmp/v20.json" 2>/dev/null
 check "no router data: coverage JSON is valid" validate coverage "$tmp/v20.json"
 check "no router data: router_data is false" test "$(json_field "$tmp/v20.json" "d['router_data']")" = False
