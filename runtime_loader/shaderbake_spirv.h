@@ -73,10 +73,10 @@ extern "C" {
  * 0 literal (L), 1 ID reference or result type (I), 2 result ID (R), 3 literal string (S: words up to and
  * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
  * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
- * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2:
- * it decides how modules are coded (a reader takes each opcode's result position from it, a writer also which
- * operands are IDs). A wrong or missing row costs size, never correctness (coder and decoder
- * follow the same table). Opcodes from 400 on have no row: no result, every word coded absolute. */
+ * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2: it decides how modules are coded (a
+ * reader takes each opcode's result position from it, a writer also which operands are IDs). A wrong or missing
+ * row costs size, never correctness (coder and decoder follow the same table). Opcodes from 400 on have no row:
+ * no result, every word coded absolute. */
 #define SBK__SPIRV_KIND_L 0u
 #define SBK__SPIRV_KIND_I 1u
 #define SBK__SPIRV_KIND_R 2u
@@ -539,8 +539,8 @@ static SBK__INLINE uint32_t sbk__spirv_kind(const sbk__spirv_kinds* kinds, size_
 static SBK__INLINE uint32_t sbk__spirv_result_position(uint32_t opcode, uint32_t count) {
   /* The first two fixed kinds (4 bits; kinds past an opcode's fixed count are 0 in its word) index a table of
    * 2-bit positions: 1 where the first is R, 2 where the second is and the first is not, else 0. */
-  const uint32_t first_two = ((opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u) >> 6) & 15u;
-  const uint32_t position = (0x109A1010u >> (2u * first_two)) & 3u;
+  const uint32_t kinds = opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u;
+  const uint32_t position = (0x109A1010u >> (2u * ((kinds >> 6) & 15u))) & 3u;
   return position < count ? position : 0u;
 }
 
@@ -694,11 +694,13 @@ static SBK__INLINE const uint8_t* sbk__spirv_unpack_operands(const uint8_t* in, 
 }
 
 /* Decodes the operands (words 1 to count-1) of one instruction whose result is word `result_at` (0: none),
- * implicit inside functions; `checked` and `in_place` as for sbk__spirv_unpack_operands. */
+ * implicit inside functions; `in_functions` (st->in_functions), `checked` and `in_place` are constants at each
+ * call, as for sbk__spirv_unpack_operands. */
 static SBK__INLINE const uint8_t* sbk__spirv_unpack_instruction(const uint8_t* in, const uint8_t* in_end,
                                                                uint8_t** out_p, uint32_t count, uint32_t result_at,
-                                                               sbk__spirv_state* st, int checked, int in_place) {
-  if (st->in_functions) {
+                                                               sbk__spirv_state* st, int in_functions, int checked,
+                                                               int in_place) {
+  if (in_functions) {
     uint32_t base = st->next_local;
     if (result_at != 0) {
       in = sbk__spirv_unpack_operands(in, in_end, out_p, result_at - 1u, base, checked, in_place);
@@ -792,10 +794,12 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     if ((size_t)(in_end - in) >= 5u * (size_t)count && (!in_place || out + 4u * (size_t)count <= in)) {
       sbk__spirv_store_word(out, count << 16 | opcode);
       out += 4;
-      in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, in_place);
+      in = st.in_functions ? sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, 0, in_place)
+                           : sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, 0, in_place);
     } else {
       SBK__WRITE_WORD(count << 16 | opcode);
-      in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, in_place);
+      in = st.in_functions ? sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, 1, in_place)
+                           : sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, 1, in_place);
     }
     if (in == NULL) return SBK_ERROR_CORRUPT;
   }
