@@ -250,7 +250,7 @@ run_bench() { # build dir, name, round, raw output
     exit 1
   fi
 }
-rm -f "$work"/format_compare_format[23]_round*.json
+rm -f "$work"/format_compare_format2_round*.json "$work"/format_compare_current_round*.json
 for ((r = 1; r <= rounds; r++)); do
   echo "bundle_bench round $r of $rounds: format2" >&2
   run_bench "$old_build" format2 "$r" "$out2"

@@ -1964,9 +1964,14 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
     /* The block holds this module's payload, decoded and checked against its frame's size already. */
     memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
   } else if (reader->is_parent != NULL && (reader->is_parent[module / 8u] >> (module % 8u) & 1u)) {
-    /* A parent: decoded into the block for the children that follow, then copied out. */
+    /* A parent: decoded into the block for the children that follow, then copied out; where the block cannot
+     * grow, decoded straight into `out` as any parentless module. */
     r = sbk__reader_hold_parent(reader, module, e, &info, payload_size);
-    if (r == SBK_OK) memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
+    if (r == SBK_OK)
+      memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
+    else if (r == SBK_ERROR_OUT_OF_MEMORY)
+      r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
+                          (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);
   } else {
     r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
                         (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);

@@ -782,7 +782,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     if (v > 0xFFFFu * 512u + SBK__SPIRV_OPCODE_ESCAPE) return SBK_ERROR_CORRUPT;
     count = (uint32_t)(v >> 9);
     opcode = (uint32_t)v & SBK__SPIRV_OPCODE_ESCAPE;
-    if (count - 1u >= words_left) return SBK_ERROR_CORRUPT; /* 0, or past the module's end */
+    if ((size_t)count - 1u >= words_left) return SBK_ERROR_CORRUPT; /* 0, or past the module's end */
     if (opcode == SBK__SPIRV_OPCODE_ESCAPE) {
       SBK__READ_VARINT();
       if (v > 0xFFFFu - SBK__SPIRV_OPCODE_ESCAPE) return SBK_ERROR_CORRUPT;

@@ -12,16 +12,20 @@
  *     or other words of the right size (a flipped literal: the read's checksum refuses those), never a read or
  *     write outside the buffer (the program runs under ASan and UBSan in scripts/test); undamaged word
  *     sequences that are not SPIR-V unpack to themselves (in place, or SBK_ERROR_CORRUPT where the order
- *     forbids it).
+ *     forbids it); a head coding a count of 0 is refused even when more than 2^32 words of output are left.
  * Usage: spirv_pack BUNDLE [SEED_DIR]   (SEED_DIR: also writes fuzz seeds for the spirv_unpack target there:
  *        module_N.bin = u32 word count + the packed bytes, for three modules of different stages and sizes)
  */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE under -std=c99 */
 #define SHADERBAKE_IMPLEMENTATION
 #include "runtime_loader/shaderbake.h"
 #include "runtime_loader/shaderbake_spirv.h"
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "tests/loader/check.h"
 
@@ -170,6 +174,23 @@ static void check_random_sequences(void) {
          in_place);
 }
 
+/* A head that codes a word count of 0 is corrupt at any output size: with more than 2^32 words left a 32-bit
+ * count check once let it through to a decode of 2^32 - 1 operands. The output is 16 GiB of address space,
+ * reserved and never touched (Linux, 64-bit). */
+static void check_zero_count_with_a_huge_output(void) {
+#if defined(__linux__) && UINTPTR_MAX > 0xFFFFFFFFu
+  const size_t raw_size = ((size_t)1 << 34) + 64u;
+  static const uint8_t packed[] = {1, 1, 1, 1, 1, /* the header words */ 0x01, /* count 0, opcode 1 */ 2, 2};
+  void* out = mmap(NULL, raw_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (out == MAP_FAILED) {
+    printf("zero count with a 16 GiB output: skipped (no address space)\n");
+    return;
+  }
+  SBK_TEST_CHECK(sbk_spirv_unpack(packed, sizeof packed, out, raw_size) == SBK_ERROR_CORRUPT);
+  munmap(out, raw_size);
+#endif
+}
+
 /* The fuzz seed of one module: its word count, then its packed bytes. */
 static void write_seed(const char* dir, uint32_t m, const uint32_t* words, size_t count) {
   char path[4096];
@@ -197,6 +218,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: spirv_pack BUNDLE [SEED_DIR]\n");
     return 2;
   }
+  check_zero_count_with_a_huge_output();
   SBK_TEST_CHECK(sbk_bundle_open_file(&bundle, argv[1]) == SBK_OK);
   modules = sbk_bundle_module_count(&bundle);
   SBK_TEST_CHECK(modules > 0);
