@@ -1963,18 +1963,17 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
   } else if (module == reader->prefix_parent) {
     /* The block holds this module's payload, decoded and checked against its frame's size already. */
     memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
-  } else if (reader->is_parent != NULL && (reader->is_parent[module / 8u] >> (module % 8u) & 1u)) {
-    /* A parent: decoded into the block for the children that follow, then copied out; where the block cannot
-     * grow, decoded straight into `out` as any parentless module. */
-    r = sbk__reader_hold_parent(reader, module, e, &info, payload_size);
+  } else {
+    /* A parent of other modules is decoded into the block for the children that follow, then copied out; any
+     * other module, or a parent the block cannot grow for, straight into `out`. */
+    r = SBK_ERROR_OUT_OF_MEMORY; /* not in the block */
+    if (reader->is_parent != NULL && (reader->is_parent[module / 8u] >> (module % 8u) & 1u))
+      r = sbk__reader_hold_parent(reader, module, e, &info, payload_size);
     if (r == SBK_OK)
       memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
     else if (r == SBK_ERROR_OUT_OF_MEMORY)
       r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
                           (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);
-  } else {
-    r = sbk__decompress(b, sbk__frame_of(b, e), info.compressed_size, payload_at, payload_size,
-                        (int)(sbk__module_flags(e) & 1u), reader->zstd_dctx);
   }
   return r == SBK_OK ? sbk__finish_module(e, &info, out, payload_size) : r;
 }

@@ -17,9 +17,9 @@ std::vector<uint8_t> compression_identity(const std::vector<ModuleId>& ids,
   ByteWriter w;
   // The tag names the method; its parameters follow as numbers, so changing a constant changes the identity.
   const std::string_view tag =
-      "shaderbake-bundle-compression/7 fastcover, packed SPIR-V of bundle format 4, no dictionary IDs, children against a raw prefix "
-      "of the dictionary and the parent's content (window log 20, literals raw), parents by bottom-k sketches of substrings "
-      "(candidates, least shared, most common skipped; most wanted first)";
+      "shaderbake-bundle-compression/7 fastcover, packed SPIR-V of bundle format 4, no dictionary IDs, children "
+      "against a raw prefix of the dictionary and the parent's content (window log 20, literals raw), parents by "
+      "bottom-k sketches of substrings (candidates, least shared, most common skipped; most wanted first)";
   w.bytes(byte_span(tag));
   for (size_t v : {kSketchSize, kShingleBytes, kCandidates, kMinShared, kCommonHolders}) w.u32(static_cast<uint32_t>(v));
   for (uint32_t v : {kTrainK, kTrainD, kTrainF, ZSTD_versionNumber(), static_cast<uint32_t>(options.compression_level)})
