@@ -1376,7 +1376,8 @@ static SBK__INLINE const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t
 }
 
 /* An exact or family row: its fields range-checked and its key item found. */
-static SBK__INLINE sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t i, const uint8_t* r, sbk_entry* entry) {
+static SBK__INLINE sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t i, const uint8_t* r,
+                                                    sbk_entry* entry) {
   uint32_t key_item = sbk__get_u32(r + 8);
   const uint8_t* key;
   uint32_t key_size;
