@@ -69,7 +69,8 @@ extern "C" {
 #endif
 
 /* How the operand words of each opcode below 400 are coded, one word an opcode: bits 0-3 the count of fixed
- * operand kinds, bits 4-5 the kind of every further word, then 2 bits a fixed kind in order from bit 6. Kinds:
+ * operand kinds (at most 12), bits 4-5 the kind of every further word, then 2 bits a fixed kind in order from
+ * bit 6, and in bits 30-31 the word position of the result ID (1 or 2; 0: none), derived from the kinds. Kinds:
  * 0 literal (L), 1 ID reference or result type (I), 2 result ID (R), 3 literal string (S: words up to and
  * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
  * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
@@ -85,221 +86,221 @@ extern "C" {
 static const uint32_t sbk__spirv_operand_kinds[SBK__SPIRV_OPCODES_WITH_KINDS] = {
     /* BEGIN GENERATED: scripts/gen_spirv_operand_table.py */
     0x00000000u, /* 0 OpNop */
-    0x00000242u, /* 1 OpUndef TR */
+    0x80000242u, /* 1 OpUndef TR */
     0x000000C1u, /* 2 OpSourceContinued S */
     0x00003404u, /* 3 OpSource LLIS */
     0x000000C1u, /* 4 OpSourceExtension S */
     0x00000342u, /* 5 OpName IS */
     0x00000C43u, /* 6 OpMemberName ILS */
-    0x00000382u, /* 7 OpString RS */
+    0x40000382u, /* 7 OpString RS */
     0x00000043u, /* 8 OpLine ILL */
     0x00000000u, /* 9 */
     0x000000C1u, /* 10 OpExtension S */
-    0x00000382u, /* 11 OpExtInstImport RS */
-    0x00000654u, /* 12 OpExtInst TRIL*I */
+    0x40000382u, /* 11 OpExtInstImport RS */
+    0x80000654u, /* 12 OpExtInst TRIL*I */
     0x00000000u, /* 13 */
     0x00000002u, /* 14 OpMemoryModel LL */
     0x00000D13u, /* 15 OpEntryPoint LIS*I */
     0x00000042u, /* 16 OpExecutionMode IL */
     0x00000001u, /* 17 OpCapability L */
     0x00000000u, /* 18 */
-    0x00000081u, /* 19 OpTypeVoid R */
-    0x00000081u, /* 20 OpTypeBool R */
-    0x00000083u, /* 21 OpTypeInt RLL */
-    0x00000082u, /* 22 OpTypeFloat RL */
-    0x00000183u, /* 23 OpTypeVector RIL */
-    0x00000183u, /* 24 OpTypeMatrix RIL */
-    0x00000189u, /* 25 OpTypeImage RILLLLLLL */
-    0x00000081u, /* 26 OpTypeSampler R */
-    0x00000182u, /* 27 OpTypeSampledImage RI */
-    0x00000583u, /* 28 OpTypeArray RII */
-    0x00000182u, /* 29 OpTypeRuntimeArray RI */
-    0x00000091u, /* 30 OpTypeStruct R*I */
-    0x00000382u, /* 31 OpTypeOpaque RS */
-    0x00000483u, /* 32 OpTypePointer RLI */
-    0x00000192u, /* 33 OpTypeFunction RI*I */
-    0x00000081u, /* 34 OpTypeEvent R */
-    0x00000081u, /* 35 OpTypeDeviceEvent R */
-    0x00000081u, /* 36 OpTypeReserveId R */
-    0x00000081u, /* 37 OpTypeQueue R */
-    0x00000082u, /* 38 OpTypePipe RL */
+    0x40000081u, /* 19 OpTypeVoid R */
+    0x40000081u, /* 20 OpTypeBool R */
+    0x40000083u, /* 21 OpTypeInt RLL */
+    0x40000082u, /* 22 OpTypeFloat RL */
+    0x40000183u, /* 23 OpTypeVector RIL */
+    0x40000183u, /* 24 OpTypeMatrix RIL */
+    0x40000189u, /* 25 OpTypeImage RILLLLLLL */
+    0x40000081u, /* 26 OpTypeSampler R */
+    0x40000182u, /* 27 OpTypeSampledImage RI */
+    0x40000583u, /* 28 OpTypeArray RII */
+    0x40000182u, /* 29 OpTypeRuntimeArray RI */
+    0x40000091u, /* 30 OpTypeStruct R*I */
+    0x40000382u, /* 31 OpTypeOpaque RS */
+    0x40000483u, /* 32 OpTypePointer RLI */
+    0x40000192u, /* 33 OpTypeFunction RI*I */
+    0x40000081u, /* 34 OpTypeEvent R */
+    0x40000081u, /* 35 OpTypeDeviceEvent R */
+    0x40000081u, /* 36 OpTypeReserveId R */
+    0x40000081u, /* 37 OpTypeQueue R */
+    0x40000082u, /* 38 OpTypePipe RL */
     0x00000042u, /* 39 OpTypeForwardPointer IL */
     0x00000000u, /* 40 */
-    0x00000242u, /* 41 OpConstantTrue TR */
-    0x00000242u, /* 42 OpConstantFalse TR */
-    0x00000243u, /* 43 OpConstant TRL */
-    0x00000252u, /* 44 OpConstantComposite TR*I */
-    0x00000245u, /* 45 OpConstantSampler TRLLL */
-    0x00000242u, /* 46 OpConstantNull TR */
+    0x80000242u, /* 41 OpConstantTrue TR */
+    0x80000242u, /* 42 OpConstantFalse TR */
+    0x80000243u, /* 43 OpConstant TRL */
+    0x80000252u, /* 44 OpConstantComposite TR*I */
+    0x80000245u, /* 45 OpConstantSampler TRLLL */
+    0x80000242u, /* 46 OpConstantNull TR */
     0x00000000u, /* 47 */
-    0x00000242u, /* 48 OpSpecConstantTrue TR */
-    0x00000242u, /* 49 OpSpecConstantFalse TR */
-    0x00000243u, /* 50 OpSpecConstant TRL */
-    0x00000252u, /* 51 OpSpecConstantComposite TR*I */
-    0x00000243u, /* 52 OpSpecConstantOp TRL */
+    0x80000242u, /* 48 OpSpecConstantTrue TR */
+    0x80000242u, /* 49 OpSpecConstantFalse TR */
+    0x80000243u, /* 50 OpSpecConstant TRL */
+    0x80000252u, /* 51 OpSpecConstantComposite TR*I */
+    0x80000243u, /* 52 OpSpecConstantOp TRL */
     0x00000000u, /* 53 */
-    0x00001244u, /* 54 OpFunction TRLI */
-    0x00000242u, /* 55 OpFunctionParameter TR */
+    0x80001244u, /* 54 OpFunction TRLI */
+    0x80000242u, /* 55 OpFunctionParameter TR */
     0x00000000u, /* 56 OpFunctionEnd */
-    0x00000653u, /* 57 OpFunctionCall TRI*I */
+    0x80000653u, /* 57 OpFunctionCall TRI*I */
     0x00000000u, /* 58 */
-    0x00001244u, /* 59 OpVariable TRLI */
-    0x00005645u, /* 60 OpImageTexelPointer TRIII */
-    0x00000644u, /* 61 OpLoad TRIL */
+    0x80001244u, /* 59 OpVariable TRLI */
+    0x80005645u, /* 60 OpImageTexelPointer TRIII */
+    0x80000644u, /* 61 OpLoad TRIL */
     0x00000143u, /* 62 OpStore IIL */
     0x00000144u, /* 63 OpCopyMemory IILL */
     0x00000545u, /* 64 OpCopyMemorySized IIILL */
-    0x00000653u, /* 65 OpAccessChain TRI*I */
-    0x00000653u, /* 66 OpInBoundsAccessChain TRI*I */
-    0x00001654u, /* 67 OpPtrAccessChain TRII*I */
-    0x00000644u, /* 68 OpArrayLength TRIL */
-    0x00000643u, /* 69 OpGenericPtrMemSemantics TRI */
-    0x00001654u, /* 70 OpInBoundsPtrAccessChain TRII*I */
+    0x80000653u, /* 65 OpAccessChain TRI*I */
+    0x80000653u, /* 66 OpInBoundsAccessChain TRI*I */
+    0x80001654u, /* 67 OpPtrAccessChain TRII*I */
+    0x80000644u, /* 68 OpArrayLength TRIL */
+    0x80000643u, /* 69 OpGenericPtrMemSemantics TRI */
+    0x80001654u, /* 70 OpInBoundsPtrAccessChain TRII*I */
     0x00000042u, /* 71 OpDecorate IL */
     0x00000043u, /* 72 OpMemberDecorate ILL */
-    0x00000081u, /* 73 OpDecorationGroup R */
+    0x40000081u, /* 73 OpDecorationGroup R */
     0x00000051u, /* 74 OpGroupDecorate I*I */
     0x00000041u, /* 75 OpGroupMemberDecorate I*L */
     0x00000000u, /* 76 */
-    0x00001644u, /* 77 OpVectorExtractDynamic TRII */
-    0x00005645u, /* 78 OpVectorInsertDynamic TRIII */
-    0x00001644u, /* 79 OpVectorShuffle TRII*L */
-    0x00000252u, /* 80 OpCompositeConstruct TR*I */
-    0x00000643u, /* 81 OpCompositeExtract TRI*L */
-    0x00001644u, /* 82 OpCompositeInsert TRII*L */
-    0x00000643u, /* 83 OpCopyObject TRI */
-    0x00000643u, /* 84 OpTranspose TRI */
+    0x80001644u, /* 77 OpVectorExtractDynamic TRII */
+    0x80005645u, /* 78 OpVectorInsertDynamic TRIII */
+    0x80001644u, /* 79 OpVectorShuffle TRII*L */
+    0x80000252u, /* 80 OpCompositeConstruct TR*I */
+    0x80000643u, /* 81 OpCompositeExtract TRI*L */
+    0x80001644u, /* 82 OpCompositeInsert TRII*L */
+    0x80000643u, /* 83 OpCopyObject TRI */
+    0x80000643u, /* 84 OpTranspose TRI */
     0x00000000u, /* 85 */
-    0x00001644u, /* 86 OpSampledImage TRII */
-    0x00001655u, /* 87 OpImageSampleImplicitLod TRIIL*I */
-    0x00001655u, /* 88 OpImageSampleExplicitLod TRIIL*I */
-    0x00005656u, /* 89 OpImageSampleDrefImplicitLod TRIIIL*I */
-    0x00005656u, /* 90 OpImageSampleDrefExplicitLod TRIIIL*I */
-    0x00001655u, /* 91 OpImageSampleProjImplicitLod TRIIL*I */
-    0x00001655u, /* 92 OpImageSampleProjExplicitLod TRIIL*I */
-    0x00005656u, /* 93 OpImageSampleProjDrefImplicitLod TRIIIL*I */
-    0x00005656u, /* 94 OpImageSampleProjDrefExplicitLod TRIIIL*I */
-    0x00001655u, /* 95 OpImageFetch TRIIL*I */
-    0x00005656u, /* 96 OpImageGather TRIIIL*I */
-    0x00005656u, /* 97 OpImageDrefGather TRIIIL*I */
-    0x00001655u, /* 98 OpImageRead TRIIL*I */
+    0x80001644u, /* 86 OpSampledImage TRII */
+    0x80001655u, /* 87 OpImageSampleImplicitLod TRIIL*I */
+    0x80001655u, /* 88 OpImageSampleExplicitLod TRIIL*I */
+    0x80005656u, /* 89 OpImageSampleDrefImplicitLod TRIIIL*I */
+    0x80005656u, /* 90 OpImageSampleDrefExplicitLod TRIIIL*I */
+    0x80001655u, /* 91 OpImageSampleProjImplicitLod TRIIL*I */
+    0x80001655u, /* 92 OpImageSampleProjExplicitLod TRIIL*I */
+    0x80005656u, /* 93 OpImageSampleProjDrefImplicitLod TRIIIL*I */
+    0x80005656u, /* 94 OpImageSampleProjDrefExplicitLod TRIIIL*I */
+    0x80001655u, /* 95 OpImageFetch TRIIL*I */
+    0x80005656u, /* 96 OpImageGather TRIIIL*I */
+    0x80005656u, /* 97 OpImageDrefGather TRIIIL*I */
+    0x80001655u, /* 98 OpImageRead TRIIL*I */
     0x00000554u, /* 99 OpImageWrite IIIL*I */
-    0x00000643u, /* 100 OpImage TRI */
-    0x00000643u, /* 101 OpImageQueryFormat TRI */
-    0x00000643u, /* 102 OpImageQueryOrder TRI */
-    0x00001644u, /* 103 OpImageQuerySizeLod TRII */
-    0x00000643u, /* 104 OpImageQuerySize TRI */
-    0x00001644u, /* 105 OpImageQueryLod TRII */
-    0x00000643u, /* 106 OpImageQueryLevels TRI */
-    0x00000643u, /* 107 OpImageQuerySamples TRI */
+    0x80000643u, /* 100 OpImage TRI */
+    0x80000643u, /* 101 OpImageQueryFormat TRI */
+    0x80000643u, /* 102 OpImageQueryOrder TRI */
+    0x80001644u, /* 103 OpImageQuerySizeLod TRII */
+    0x80000643u, /* 104 OpImageQuerySize TRI */
+    0x80001644u, /* 105 OpImageQueryLod TRII */
+    0x80000643u, /* 106 OpImageQueryLevels TRI */
+    0x80000643u, /* 107 OpImageQuerySamples TRI */
     0x00000000u, /* 108 */
-    0x00000643u, /* 109 OpConvertFToU TRI */
-    0x00000643u, /* 110 OpConvertFToS TRI */
-    0x00000643u, /* 111 OpConvertSToF TRI */
-    0x00000643u, /* 112 OpConvertUToF TRI */
-    0x00000643u, /* 113 OpUConvert TRI */
-    0x00000643u, /* 114 OpSConvert TRI */
-    0x00000643u, /* 115 OpFConvert TRI */
-    0x00000643u, /* 116 OpQuantizeToF16 TRI */
-    0x00000643u, /* 117 OpConvertPtrToU TRI */
-    0x00000643u, /* 118 OpSatConvertSToU TRI */
-    0x00000643u, /* 119 OpSatConvertUToS TRI */
-    0x00000643u, /* 120 OpConvertUToPtr TRI */
-    0x00000643u, /* 121 OpPtrCastToGeneric TRI */
-    0x00000643u, /* 122 OpGenericCastToPtr TRI */
-    0x00000644u, /* 123 OpGenericCastToPtrExplicit TRIL */
-    0x00000643u, /* 124 OpBitcast TRI */
+    0x80000643u, /* 109 OpConvertFToU TRI */
+    0x80000643u, /* 110 OpConvertFToS TRI */
+    0x80000643u, /* 111 OpConvertSToF TRI */
+    0x80000643u, /* 112 OpConvertUToF TRI */
+    0x80000643u, /* 113 OpUConvert TRI */
+    0x80000643u, /* 114 OpSConvert TRI */
+    0x80000643u, /* 115 OpFConvert TRI */
+    0x80000643u, /* 116 OpQuantizeToF16 TRI */
+    0x80000643u, /* 117 OpConvertPtrToU TRI */
+    0x80000643u, /* 118 OpSatConvertSToU TRI */
+    0x80000643u, /* 119 OpSatConvertUToS TRI */
+    0x80000643u, /* 120 OpConvertUToPtr TRI */
+    0x80000643u, /* 121 OpPtrCastToGeneric TRI */
+    0x80000643u, /* 122 OpGenericCastToPtr TRI */
+    0x80000644u, /* 123 OpGenericCastToPtrExplicit TRIL */
+    0x80000643u, /* 124 OpBitcast TRI */
     0x00000000u, /* 125 */
-    0x00000643u, /* 126 OpSNegate TRI */
-    0x00000643u, /* 127 OpFNegate TRI */
-    0x00001644u, /* 128 OpIAdd TRII */
-    0x00001644u, /* 129 OpFAdd TRII */
-    0x00001644u, /* 130 OpISub TRII */
-    0x00001644u, /* 131 OpFSub TRII */
-    0x00001644u, /* 132 OpIMul TRII */
-    0x00001644u, /* 133 OpFMul TRII */
-    0x00001644u, /* 134 OpUDiv TRII */
-    0x00001644u, /* 135 OpSDiv TRII */
-    0x00001644u, /* 136 OpFDiv TRII */
-    0x00001644u, /* 137 OpUMod TRII */
-    0x00001644u, /* 138 OpSRem TRII */
-    0x00001644u, /* 139 OpSMod TRII */
-    0x00001644u, /* 140 OpFRem TRII */
-    0x00001644u, /* 141 OpFMod TRII */
-    0x00001644u, /* 142 OpVectorTimesScalar TRII */
-    0x00001644u, /* 143 OpMatrixTimesScalar TRII */
-    0x00001644u, /* 144 OpVectorTimesMatrix TRII */
-    0x00001644u, /* 145 OpMatrixTimesVector TRII */
-    0x00001644u, /* 146 OpMatrixTimesMatrix TRII */
-    0x00001644u, /* 147 OpOuterProduct TRII */
-    0x00001644u, /* 148 OpDot TRII */
-    0x00001644u, /* 149 OpIAddCarry TRII */
-    0x00001644u, /* 150 OpISubBorrow TRII */
-    0x00001644u, /* 151 OpUMulExtended TRII */
-    0x00001644u, /* 152 OpSMulExtended TRII */
+    0x80000643u, /* 126 OpSNegate TRI */
+    0x80000643u, /* 127 OpFNegate TRI */
+    0x80001644u, /* 128 OpIAdd TRII */
+    0x80001644u, /* 129 OpFAdd TRII */
+    0x80001644u, /* 130 OpISub TRII */
+    0x80001644u, /* 131 OpFSub TRII */
+    0x80001644u, /* 132 OpIMul TRII */
+    0x80001644u, /* 133 OpFMul TRII */
+    0x80001644u, /* 134 OpUDiv TRII */
+    0x80001644u, /* 135 OpSDiv TRII */
+    0x80001644u, /* 136 OpFDiv TRII */
+    0x80001644u, /* 137 OpUMod TRII */
+    0x80001644u, /* 138 OpSRem TRII */
+    0x80001644u, /* 139 OpSMod TRII */
+    0x80001644u, /* 140 OpFRem TRII */
+    0x80001644u, /* 141 OpFMod TRII */
+    0x80001644u, /* 142 OpVectorTimesScalar TRII */
+    0x80001644u, /* 143 OpMatrixTimesScalar TRII */
+    0x80001644u, /* 144 OpVectorTimesMatrix TRII */
+    0x80001644u, /* 145 OpMatrixTimesVector TRII */
+    0x80001644u, /* 146 OpMatrixTimesMatrix TRII */
+    0x80001644u, /* 147 OpOuterProduct TRII */
+    0x80001644u, /* 148 OpDot TRII */
+    0x80001644u, /* 149 OpIAddCarry TRII */
+    0x80001644u, /* 150 OpISubBorrow TRII */
+    0x80001644u, /* 151 OpUMulExtended TRII */
+    0x80001644u, /* 152 OpSMulExtended TRII */
     0x00000000u, /* 153 */
-    0x00000643u, /* 154 OpAny TRI */
-    0x00000643u, /* 155 OpAll TRI */
-    0x00000643u, /* 156 OpIsNan TRI */
-    0x00000643u, /* 157 OpIsInf TRI */
-    0x00000643u, /* 158 OpIsFinite TRI */
-    0x00000643u, /* 159 OpIsNormal TRI */
-    0x00000643u, /* 160 OpSignBitSet TRI */
-    0x00001644u, /* 161 OpLessOrGreater TRII */
-    0x00001644u, /* 162 OpOrdered TRII */
-    0x00001644u, /* 163 OpUnordered TRII */
-    0x00001644u, /* 164 OpLogicalEqual TRII */
-    0x00001644u, /* 165 OpLogicalNotEqual TRII */
-    0x00001644u, /* 166 OpLogicalOr TRII */
-    0x00001644u, /* 167 OpLogicalAnd TRII */
-    0x00000643u, /* 168 OpLogicalNot TRI */
-    0x00005645u, /* 169 OpSelect TRIII */
-    0x00001644u, /* 170 OpIEqual TRII */
-    0x00001644u, /* 171 OpINotEqual TRII */
-    0x00001644u, /* 172 OpUGreaterThan TRII */
-    0x00001644u, /* 173 OpSGreaterThan TRII */
-    0x00001644u, /* 174 OpUGreaterThanEqual TRII */
-    0x00001644u, /* 175 OpSGreaterThanEqual TRII */
-    0x00001644u, /* 176 OpULessThan TRII */
-    0x00001644u, /* 177 OpSLessThan TRII */
-    0x00001644u, /* 178 OpULessThanEqual TRII */
-    0x00001644u, /* 179 OpSLessThanEqual TRII */
-    0x00001644u, /* 180 OpFOrdEqual TRII */
-    0x00001644u, /* 181 OpFUnordEqual TRII */
-    0x00001644u, /* 182 OpFOrdNotEqual TRII */
-    0x00001644u, /* 183 OpFUnordNotEqual TRII */
-    0x00001644u, /* 184 OpFOrdLessThan TRII */
-    0x00001644u, /* 185 OpFUnordLessThan TRII */
-    0x00001644u, /* 186 OpFOrdGreaterThan TRII */
-    0x00001644u, /* 187 OpFUnordGreaterThan TRII */
-    0x00001644u, /* 188 OpFOrdLessThanEqual TRII */
-    0x00001644u, /* 189 OpFUnordLessThanEqual TRII */
-    0x00001644u, /* 190 OpFOrdGreaterThanEqual TRII */
-    0x00001644u, /* 191 OpFUnordGreaterThanEqual TRII */
+    0x80000643u, /* 154 OpAny TRI */
+    0x80000643u, /* 155 OpAll TRI */
+    0x80000643u, /* 156 OpIsNan TRI */
+    0x80000643u, /* 157 OpIsInf TRI */
+    0x80000643u, /* 158 OpIsFinite TRI */
+    0x80000643u, /* 159 OpIsNormal TRI */
+    0x80000643u, /* 160 OpSignBitSet TRI */
+    0x80001644u, /* 161 OpLessOrGreater TRII */
+    0x80001644u, /* 162 OpOrdered TRII */
+    0x80001644u, /* 163 OpUnordered TRII */
+    0x80001644u, /* 164 OpLogicalEqual TRII */
+    0x80001644u, /* 165 OpLogicalNotEqual TRII */
+    0x80001644u, /* 166 OpLogicalOr TRII */
+    0x80001644u, /* 167 OpLogicalAnd TRII */
+    0x80000643u, /* 168 OpLogicalNot TRI */
+    0x80005645u, /* 169 OpSelect TRIII */
+    0x80001644u, /* 170 OpIEqual TRII */
+    0x80001644u, /* 171 OpINotEqual TRII */
+    0x80001644u, /* 172 OpUGreaterThan TRII */
+    0x80001644u, /* 173 OpSGreaterThan TRII */
+    0x80001644u, /* 174 OpUGreaterThanEqual TRII */
+    0x80001644u, /* 175 OpSGreaterThanEqual TRII */
+    0x80001644u, /* 176 OpULessThan TRII */
+    0x80001644u, /* 177 OpSLessThan TRII */
+    0x80001644u, /* 178 OpULessThanEqual TRII */
+    0x80001644u, /* 179 OpSLessThanEqual TRII */
+    0x80001644u, /* 180 OpFOrdEqual TRII */
+    0x80001644u, /* 181 OpFUnordEqual TRII */
+    0x80001644u, /* 182 OpFOrdNotEqual TRII */
+    0x80001644u, /* 183 OpFUnordNotEqual TRII */
+    0x80001644u, /* 184 OpFOrdLessThan TRII */
+    0x80001644u, /* 185 OpFUnordLessThan TRII */
+    0x80001644u, /* 186 OpFOrdGreaterThan TRII */
+    0x80001644u, /* 187 OpFUnordGreaterThan TRII */
+    0x80001644u, /* 188 OpFOrdLessThanEqual TRII */
+    0x80001644u, /* 189 OpFUnordLessThanEqual TRII */
+    0x80001644u, /* 190 OpFOrdGreaterThanEqual TRII */
+    0x80001644u, /* 191 OpFUnordGreaterThanEqual TRII */
     0x00000000u, /* 192 */
     0x00000000u, /* 193 */
-    0x00001644u, /* 194 OpShiftRightLogical TRII */
-    0x00001644u, /* 195 OpShiftRightArithmetic TRII */
-    0x00001644u, /* 196 OpShiftLeftLogical TRII */
-    0x00001644u, /* 197 OpBitwiseOr TRII */
-    0x00001644u, /* 198 OpBitwiseXor TRII */
-    0x00001644u, /* 199 OpBitwiseAnd TRII */
-    0x00000643u, /* 200 OpNot TRI */
-    0x00015646u, /* 201 OpBitFieldInsert TRIIII */
-    0x00005645u, /* 202 OpBitFieldSExtract TRIII */
-    0x00005645u, /* 203 OpBitFieldUExtract TRIII */
-    0x00000643u, /* 204 OpBitReverse TRI */
-    0x00000643u, /* 205 OpBitCount TRI */
+    0x80001644u, /* 194 OpShiftRightLogical TRII */
+    0x80001644u, /* 195 OpShiftRightArithmetic TRII */
+    0x80001644u, /* 196 OpShiftLeftLogical TRII */
+    0x80001644u, /* 197 OpBitwiseOr TRII */
+    0x80001644u, /* 198 OpBitwiseXor TRII */
+    0x80001644u, /* 199 OpBitwiseAnd TRII */
+    0x80000643u, /* 200 OpNot TRI */
+    0x80015646u, /* 201 OpBitFieldInsert TRIIII */
+    0x80005645u, /* 202 OpBitFieldSExtract TRIII */
+    0x80005645u, /* 203 OpBitFieldUExtract TRIII */
+    0x80000643u, /* 204 OpBitReverse TRI */
+    0x80000643u, /* 205 OpBitCount TRI */
     0x00000000u, /* 206 */
-    0x00000643u, /* 207 OpDPdx TRI */
-    0x00000643u, /* 208 OpDPdy TRI */
-    0x00000643u, /* 209 OpFwidth TRI */
-    0x00000643u, /* 210 OpDPdxFine TRI */
-    0x00000643u, /* 211 OpDPdyFine TRI */
-    0x00000643u, /* 212 OpFwidthFine TRI */
-    0x00000643u, /* 213 OpDPdxCoarse TRI */
-    0x00000643u, /* 214 OpDPdyCoarse TRI */
-    0x00000643u, /* 215 OpFwidthCoarse TRI */
+    0x80000643u, /* 207 OpDPdx TRI */
+    0x80000643u, /* 208 OpDPdy TRI */
+    0x80000643u, /* 209 OpFwidth TRI */
+    0x80000643u, /* 210 OpDPdxFine TRI */
+    0x80000643u, /* 211 OpDPdyFine TRI */
+    0x80000643u, /* 212 OpFwidthFine TRI */
+    0x80000643u, /* 213 OpDPdxCoarse TRI */
+    0x80000643u, /* 214 OpDPdyCoarse TRI */
+    0x80000643u, /* 215 OpFwidthCoarse TRI */
     0x00000000u, /* 216 */
     0x00000000u, /* 217 */
     0x00000000u, /* 218 OpEmitVertex */
@@ -311,28 +312,28 @@ static const uint32_t sbk__spirv_operand_kinds[SBK__SPIRV_OPCODES_WITH_KINDS] = 
     0x00000543u, /* 224 OpControlBarrier III */
     0x00000142u, /* 225 OpMemoryBarrier II */
     0x00000000u, /* 226 */
-    0x00005645u, /* 227 OpAtomicLoad TRIII */
+    0x80005645u, /* 227 OpAtomicLoad TRIII */
     0x00001544u, /* 228 OpAtomicStore IIII */
-    0x00015646u, /* 229 OpAtomicExchange TRIIII */
-    0x00155648u, /* 230 OpAtomicCompareExchange TRIIIIII */
-    0x00155648u, /* 231 OpAtomicCompareExchangeWeak TRIIIIII */
-    0x00005645u, /* 232 OpAtomicIIncrement TRIII */
-    0x00005645u, /* 233 OpAtomicIDecrement TRIII */
-    0x00015646u, /* 234 OpAtomicIAdd TRIIII */
-    0x00015646u, /* 235 OpAtomicISub TRIIII */
-    0x00015646u, /* 236 OpAtomicSMin TRIIII */
-    0x00015646u, /* 237 OpAtomicUMin TRIIII */
-    0x00015646u, /* 238 OpAtomicSMax TRIIII */
-    0x00015646u, /* 239 OpAtomicUMax TRIIII */
-    0x00015646u, /* 240 OpAtomicAnd TRIIII */
-    0x00015646u, /* 241 OpAtomicOr TRIIII */
-    0x00015646u, /* 242 OpAtomicXor TRIIII */
+    0x80015646u, /* 229 OpAtomicExchange TRIIII */
+    0x80155648u, /* 230 OpAtomicCompareExchange TRIIIIII */
+    0x80155648u, /* 231 OpAtomicCompareExchangeWeak TRIIIIII */
+    0x80005645u, /* 232 OpAtomicIIncrement TRIII */
+    0x80005645u, /* 233 OpAtomicIDecrement TRIII */
+    0x80015646u, /* 234 OpAtomicIAdd TRIIII */
+    0x80015646u, /* 235 OpAtomicISub TRIIII */
+    0x80015646u, /* 236 OpAtomicSMin TRIIII */
+    0x80015646u, /* 237 OpAtomicUMin TRIIII */
+    0x80015646u, /* 238 OpAtomicSMax TRIIII */
+    0x80015646u, /* 239 OpAtomicUMax TRIIII */
+    0x80015646u, /* 240 OpAtomicAnd TRIIII */
+    0x80015646u, /* 241 OpAtomicOr TRIIII */
+    0x80015646u, /* 242 OpAtomicXor TRIIII */
     0x00000000u, /* 243 */
     0x00000000u, /* 244 */
-    0x00000252u, /* 245 OpPhi TR*I */
+    0x80000252u, /* 245 OpPhi TR*I */
     0x00000143u, /* 246 OpLoopMerge IIL */
     0x00000042u, /* 247 OpSelectionMerge IL */
-    0x00000081u, /* 248 OpLabel R */
+    0x40000081u, /* 248 OpLabel R */
     0x00000041u, /* 249 OpBranch I */
     0x00000543u, /* 250 OpBranchConditional III*L */
     0x00000142u, /* 251 OpSwitch II*L */
@@ -343,114 +344,114 @@ static const uint32_t sbk__spirv_operand_kinds[SBK__SPIRV_OPCODES_WITH_KINDS] = 
     0x00000042u, /* 256 OpLifetimeStart IL */
     0x00000042u, /* 257 OpLifetimeStop IL */
     0x00000000u, /* 258 */
-    0x00155648u, /* 259 OpGroupAsyncCopy TRIIIIII */
+    0x80155648u, /* 259 OpGroupAsyncCopy TRIIIIII */
     0x00000543u, /* 260 OpGroupWaitEvents III */
-    0x00001644u, /* 261 OpGroupAll TRII */
-    0x00001644u, /* 262 OpGroupAny TRII */
-    0x00005645u, /* 263 OpGroupBroadcast TRIII */
-    0x00004645u, /* 264 OpGroupIAdd TRILI */
-    0x00004645u, /* 265 OpGroupFAdd TRILI */
-    0x00004645u, /* 266 OpGroupFMin TRILI */
-    0x00004645u, /* 267 OpGroupUMin TRILI */
-    0x00004645u, /* 268 OpGroupSMin TRILI */
-    0x00004645u, /* 269 OpGroupFMax TRILI */
-    0x00004645u, /* 270 OpGroupUMax TRILI */
-    0x00004645u, /* 271 OpGroupSMax TRILI */
+    0x80001644u, /* 261 OpGroupAll TRII */
+    0x80001644u, /* 262 OpGroupAny TRII */
+    0x80005645u, /* 263 OpGroupBroadcast TRIII */
+    0x80004645u, /* 264 OpGroupIAdd TRILI */
+    0x80004645u, /* 265 OpGroupFAdd TRILI */
+    0x80004645u, /* 266 OpGroupFMin TRILI */
+    0x80004645u, /* 267 OpGroupUMin TRILI */
+    0x80004645u, /* 268 OpGroupSMin TRILI */
+    0x80004645u, /* 269 OpGroupFMax TRILI */
+    0x80004645u, /* 270 OpGroupUMax TRILI */
+    0x80004645u, /* 271 OpGroupSMax TRILI */
     0x00000000u, /* 272 */
     0x00000000u, /* 273 */
-    0x00015646u, /* 274 OpReadPipe TRIIII */
-    0x00015646u, /* 275 OpWritePipe TRIIII */
-    0x00155648u, /* 276 OpReservedReadPipe TRIIIIII */
-    0x00155648u, /* 277 OpReservedWritePipe TRIIIIII */
-    0x00015646u, /* 278 OpReserveReadPipePackets TRIIII */
-    0x00015646u, /* 279 OpReserveWritePipePackets TRIIII */
+    0x80015646u, /* 274 OpReadPipe TRIIII */
+    0x80015646u, /* 275 OpWritePipe TRIIII */
+    0x80155648u, /* 276 OpReservedReadPipe TRIIIIII */
+    0x80155648u, /* 277 OpReservedWritePipe TRIIIIII */
+    0x80015646u, /* 278 OpReserveReadPipePackets TRIIII */
+    0x80015646u, /* 279 OpReserveWritePipePackets TRIIII */
     0x00001544u, /* 280 OpCommitReadPipe IIII */
     0x00001544u, /* 281 OpCommitWritePipe IIII */
-    0x00000643u, /* 282 OpIsValidReserveId TRI */
-    0x00005645u, /* 283 OpGetNumPipePackets TRIII */
-    0x00005645u, /* 284 OpGetMaxPipePackets TRIII */
-    0x00055647u, /* 285 OpGroupReserveReadPipePackets TRIIIII */
-    0x00055647u, /* 286 OpGroupReserveWritePipePackets TRIIIII */
+    0x80000643u, /* 282 OpIsValidReserveId TRI */
+    0x80005645u, /* 283 OpGetNumPipePackets TRIII */
+    0x80005645u, /* 284 OpGetMaxPipePackets TRIII */
+    0x80055647u, /* 285 OpGroupReserveReadPipePackets TRIIIII */
+    0x80055647u, /* 286 OpGroupReserveWritePipePackets TRIIIII */
     0x00005545u, /* 287 OpGroupCommitReadPipe IIIII */
     0x00005545u, /* 288 OpGroupCommitWritePipe IIIII */
     0x00000000u, /* 289 */
     0x00000000u, /* 290 */
-    0x00015646u, /* 291 OpEnqueueMarker TRIIII */
-    0x1555565Cu, /* 292 OpEnqueueKernel TRIIIIIIIIII*I */
-    0x00055647u, /* 293 OpGetKernelNDrangeSubGroupCount TRIIIII */
-    0x00055647u, /* 294 OpGetKernelNDrangeMaxSubGroupSize TRIIIII */
-    0x00015646u, /* 295 OpGetKernelWorkGroupSize TRIIII */
-    0x00015646u, /* 296 OpGetKernelPreferredWorkGroupSizeMultiple TRIIII */
+    0x80015646u, /* 291 OpEnqueueMarker TRIIII */
+    0x9555565Cu, /* 292 OpEnqueueKernel TRIIIIIIIIII*I */
+    0x80055647u, /* 293 OpGetKernelNDrangeSubGroupCount TRIIIII */
+    0x80055647u, /* 294 OpGetKernelNDrangeMaxSubGroupSize TRIIIII */
+    0x80015646u, /* 295 OpGetKernelWorkGroupSize TRIIII */
+    0x80015646u, /* 296 OpGetKernelPreferredWorkGroupSizeMultiple TRIIII */
     0x00000041u, /* 297 OpRetainEvent I */
     0x00000041u, /* 298 OpReleaseEvent I */
-    0x00000242u, /* 299 OpCreateUserEvent TR */
-    0x00000643u, /* 300 OpIsValidEvent TRI */
+    0x80000242u, /* 299 OpCreateUserEvent TR */
+    0x80000643u, /* 300 OpIsValidEvent TRI */
     0x00000142u, /* 301 OpSetUserEventStatus II */
     0x00000543u, /* 302 OpCaptureEventProfilingInfo III */
-    0x00000242u, /* 303 OpGetDefaultQueue TR */
-    0x00005645u, /* 304 OpBuildNDRange TRIII */
-    0x00001655u, /* 305 OpImageSparseSampleImplicitLod TRIIL*I */
-    0x00001655u, /* 306 OpImageSparseSampleExplicitLod TRIIL*I */
-    0x00005656u, /* 307 OpImageSparseSampleDrefImplicitLod TRIIIL*I */
-    0x00005656u, /* 308 OpImageSparseSampleDrefExplicitLod TRIIIL*I */
-    0x00001655u, /* 309 OpImageSparseSampleProjImplicitLod TRIIL*I */
-    0x00001655u, /* 310 OpImageSparseSampleProjExplicitLod TRIIL*I */
-    0x00005656u, /* 311 OpImageSparseSampleProjDrefImplicitLod TRIIIL*I */
-    0x00005656u, /* 312 OpImageSparseSampleProjDrefExplicitLod TRIIIL*I */
-    0x00001655u, /* 313 OpImageSparseFetch TRIIL*I */
-    0x00005656u, /* 314 OpImageSparseGather TRIIIL*I */
-    0x00005656u, /* 315 OpImageSparseDrefGather TRIIIL*I */
-    0x00000643u, /* 316 OpImageSparseTexelsResident TRI */
+    0x80000242u, /* 303 OpGetDefaultQueue TR */
+    0x80005645u, /* 304 OpBuildNDRange TRIII */
+    0x80001655u, /* 305 OpImageSparseSampleImplicitLod TRIIL*I */
+    0x80001655u, /* 306 OpImageSparseSampleExplicitLod TRIIL*I */
+    0x80005656u, /* 307 OpImageSparseSampleDrefImplicitLod TRIIIL*I */
+    0x80005656u, /* 308 OpImageSparseSampleDrefExplicitLod TRIIIL*I */
+    0x80001655u, /* 309 OpImageSparseSampleProjImplicitLod TRIIL*I */
+    0x80001655u, /* 310 OpImageSparseSampleProjExplicitLod TRIIL*I */
+    0x80005656u, /* 311 OpImageSparseSampleProjDrefImplicitLod TRIIIL*I */
+    0x80005656u, /* 312 OpImageSparseSampleProjDrefExplicitLod TRIIIL*I */
+    0x80001655u, /* 313 OpImageSparseFetch TRIIL*I */
+    0x80005656u, /* 314 OpImageSparseGather TRIIIL*I */
+    0x80005656u, /* 315 OpImageSparseDrefGather TRIIIL*I */
+    0x80000643u, /* 316 OpImageSparseTexelsResident TRI */
     0x00000000u, /* 317 OpNoLine */
-    0x00005645u, /* 318 OpAtomicFlagTestAndSet TRIII */
+    0x80005645u, /* 318 OpAtomicFlagTestAndSet TRIII */
     0x00000543u, /* 319 OpAtomicFlagClear III */
-    0x00001655u, /* 320 OpImageSparseRead TRIIL*I */
-    0x00000643u, /* 321 OpSizeOf TRI */
-    0x00000081u, /* 322 OpTypePipeStorage R */
-    0x00000245u, /* 323 OpConstantPipeStorage TRLLL */
-    0x00000643u, /* 324 OpCreatePipeFromPipeStorage TRI */
-    0x00055647u, /* 325 OpGetKernelLocalSizeForSubgroupCount TRIIIII */
-    0x00015646u, /* 326 OpGetKernelMaxNumSubgroups TRIIII */
-    0x00000081u, /* 327 OpTypeNamedBarrier R */
-    0x00000643u, /* 328 OpNamedBarrierInitialize TRI */
+    0x80001655u, /* 320 OpImageSparseRead TRIIL*I */
+    0x80000643u, /* 321 OpSizeOf TRI */
+    0x40000081u, /* 322 OpTypePipeStorage R */
+    0x80000245u, /* 323 OpConstantPipeStorage TRLLL */
+    0x80000643u, /* 324 OpCreatePipeFromPipeStorage TRI */
+    0x80055647u, /* 325 OpGetKernelLocalSizeForSubgroupCount TRIIIII */
+    0x80015646u, /* 326 OpGetKernelMaxNumSubgroups TRIIII */
+    0x40000081u, /* 327 OpTypeNamedBarrier R */
+    0x80000643u, /* 328 OpNamedBarrierInitialize TRI */
     0x00000543u, /* 329 OpMemoryNamedBarrier III */
     0x000000C1u, /* 330 OpModuleProcessed S */
     0x00000042u, /* 331 OpExecutionModeId IL */
     0x00000042u, /* 332 OpDecorateId IL */
-    0x00000643u, /* 333 OpGroupNonUniformElect TRI */
-    0x00001644u, /* 334 OpGroupNonUniformAll TRII */
-    0x00001644u, /* 335 OpGroupNonUniformAny TRII */
-    0x00001644u, /* 336 OpGroupNonUniformAllEqual TRII */
-    0x00005645u, /* 337 OpGroupNonUniformBroadcast TRIII */
-    0x00001644u, /* 338 OpGroupNonUniformBroadcastFirst TRII */
-    0x00001644u, /* 339 OpGroupNonUniformBallot TRII */
-    0x00001644u, /* 340 OpGroupNonUniformInverseBallot TRII */
-    0x00005645u, /* 341 OpGroupNonUniformBallotBitExtract TRIII */
-    0x00004645u, /* 342 OpGroupNonUniformBallotBitCount TRILI */
-    0x00001644u, /* 343 OpGroupNonUniformBallotFindLSB TRII */
-    0x00001644u, /* 344 OpGroupNonUniformBallotFindMSB TRII */
-    0x00005645u, /* 345 OpGroupNonUniformShuffle TRIII */
-    0x00005645u, /* 346 OpGroupNonUniformShuffleXor TRIII */
-    0x00005645u, /* 347 OpGroupNonUniformShuffleUp TRIII */
-    0x00005645u, /* 348 OpGroupNonUniformShuffleDown TRIII */
-    0x00014646u, /* 349 OpGroupNonUniformIAdd TRILII */
-    0x00014646u, /* 350 OpGroupNonUniformFAdd TRILII */
-    0x00014646u, /* 351 OpGroupNonUniformIMul TRILII */
-    0x00014646u, /* 352 OpGroupNonUniformFMul TRILII */
-    0x00014646u, /* 353 OpGroupNonUniformSMin TRILII */
-    0x00014646u, /* 354 OpGroupNonUniformUMin TRILII */
-    0x00014646u, /* 355 OpGroupNonUniformFMin TRILII */
-    0x00014646u, /* 356 OpGroupNonUniformSMax TRILII */
-    0x00014646u, /* 357 OpGroupNonUniformUMax TRILII */
-    0x00014646u, /* 358 OpGroupNonUniformFMax TRILII */
-    0x00014646u, /* 359 OpGroupNonUniformBitwiseAnd TRILII */
-    0x00014646u, /* 360 OpGroupNonUniformBitwiseOr TRILII */
-    0x00014646u, /* 361 OpGroupNonUniformBitwiseXor TRILII */
-    0x00014646u, /* 362 OpGroupNonUniformLogicalAnd TRILII */
-    0x00014646u, /* 363 OpGroupNonUniformLogicalOr TRILII */
-    0x00014646u, /* 364 OpGroupNonUniformLogicalXor TRILII */
-    0x00005645u, /* 365 OpGroupNonUniformQuadBroadcast TRIII */
-    0x00005645u, /* 366 OpGroupNonUniformQuadSwap TRIII */
+    0x80000643u, /* 333 OpGroupNonUniformElect TRI */
+    0x80001644u, /* 334 OpGroupNonUniformAll TRII */
+    0x80001644u, /* 335 OpGroupNonUniformAny TRII */
+    0x80001644u, /* 336 OpGroupNonUniformAllEqual TRII */
+    0x80005645u, /* 337 OpGroupNonUniformBroadcast TRIII */
+    0x80001644u, /* 338 OpGroupNonUniformBroadcastFirst TRII */
+    0x80001644u, /* 339 OpGroupNonUniformBallot TRII */
+    0x80001644u, /* 340 OpGroupNonUniformInverseBallot TRII */
+    0x80005645u, /* 341 OpGroupNonUniformBallotBitExtract TRIII */
+    0x80004645u, /* 342 OpGroupNonUniformBallotBitCount TRILI */
+    0x80001644u, /* 343 OpGroupNonUniformBallotFindLSB TRII */
+    0x80001644u, /* 344 OpGroupNonUniformBallotFindMSB TRII */
+    0x80005645u, /* 345 OpGroupNonUniformShuffle TRIII */
+    0x80005645u, /* 346 OpGroupNonUniformShuffleXor TRIII */
+    0x80005645u, /* 347 OpGroupNonUniformShuffleUp TRIII */
+    0x80005645u, /* 348 OpGroupNonUniformShuffleDown TRIII */
+    0x80014646u, /* 349 OpGroupNonUniformIAdd TRILII */
+    0x80014646u, /* 350 OpGroupNonUniformFAdd TRILII */
+    0x80014646u, /* 351 OpGroupNonUniformIMul TRILII */
+    0x80014646u, /* 352 OpGroupNonUniformFMul TRILII */
+    0x80014646u, /* 353 OpGroupNonUniformSMin TRILII */
+    0x80014646u, /* 354 OpGroupNonUniformUMin TRILII */
+    0x80014646u, /* 355 OpGroupNonUniformFMin TRILII */
+    0x80014646u, /* 356 OpGroupNonUniformSMax TRILII */
+    0x80014646u, /* 357 OpGroupNonUniformUMax TRILII */
+    0x80014646u, /* 358 OpGroupNonUniformFMax TRILII */
+    0x80014646u, /* 359 OpGroupNonUniformBitwiseAnd TRILII */
+    0x80014646u, /* 360 OpGroupNonUniformBitwiseOr TRILII */
+    0x80014646u, /* 361 OpGroupNonUniformBitwiseXor TRILII */
+    0x80014646u, /* 362 OpGroupNonUniformLogicalAnd TRILII */
+    0x80014646u, /* 363 OpGroupNonUniformLogicalOr TRILII */
+    0x80014646u, /* 364 OpGroupNonUniformLogicalXor TRILII */
+    0x80005645u, /* 365 OpGroupNonUniformQuadBroadcast TRIII */
+    0x80005645u, /* 366 OpGroupNonUniformQuadSwap TRIII */
     0x00000000u, /* 367 */
     0x00000000u, /* 368 */
     0x00000000u, /* 369 */
@@ -526,7 +527,7 @@ static SBK__INLINE sbk__spirv_kinds sbk__spirv_kinds_of(uint32_t opcode) {
   const uint32_t word = opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u;
   k.fixed_count = word & 0xFu;
   k.rest = (word >> 4) & 3u;
-  k.fixed = word >> 6;
+  k.fixed = (word >> 6) & 0xFFFFFFu;
   return k;
 }
 
@@ -537,10 +538,7 @@ static SBK__INLINE uint32_t sbk__spirv_kind(const sbk__spirv_kinds* kinds, size_
 /* The word position of an instruction's result ID: 1 or 2 (the table's first or second operand is R; the
  * grammar puts a result ID nowhere else), or 0 when the opcode has none or `count` words cannot hold it. */
 static SBK__INLINE uint32_t sbk__spirv_result_position(uint32_t opcode, uint32_t count) {
-  /* The first two fixed kinds (4 bits; kinds past an opcode's fixed count are 0 in its word) index a table of
-   * 2-bit positions: 1 where the first is R, 2 where the second is and the first is not, else 0. */
-  const uint32_t kinds = opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] : 0u;
-  const uint32_t position = (0x109A1010u >> (2u * ((kinds >> 6) & 15u))) & 3u;
+  const uint32_t position = opcode < SBK__SPIRV_OPCODES_WITH_KINDS ? sbk__spirv_operand_kinds[opcode] >> 30 : 0u;
   return position < count ? position : 0u;
 }
 

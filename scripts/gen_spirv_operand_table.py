@@ -40,7 +40,9 @@ def kinds(operands):
 
 
 # A word of the table: bits 0-3 the count of fixed operand kinds (at most 12), bits 4-5 the kind of every
-# further word, then 2 bits a fixed kind from bit 6 on. Kind codes: L 0, I 1 (T is coded as I), R 2, S 3.
+# further word, then 2 bits a fixed kind from bit 6 on, and in bits 30-31 the word position of the result ID
+# (1 or 2: the first or second operand is R; 0: none), which a reader needs per instruction and would otherwise
+# derive from the kinds. Kind codes: L 0, I 1 (T is coded as I), R 2, S 3.
 KIND_CODES = {"L": 0, "I": 1, "T": 1, "R": 2, "S": 3}
 OPCODES = 400  # core instructions of SPIR-V 1.0-1.6; extensions' opcodes are coded as literals
 
@@ -52,7 +54,8 @@ def packed_word(code):
     word = len(fixed) | KIND_CODES[rest or "L"] << 4
     for i, kind in enumerate(fixed):
         word |= KIND_CODES[kind] << (6 + 2 * i)
-    return word
+    result_position = fixed.find("R") + 1 if "R" in fixed[:2] else 0
+    return word | result_position << 30
 
 
 def table_lines(grammar):
