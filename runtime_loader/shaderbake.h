@@ -1493,6 +1493,8 @@ static int sbk__visit_key(const sbk_entry* entry, const sbk__key_pieces* pieces,
   return 1;
 }
 
+/* The 8 bytes at p in the host's byte order, one load: for equality tests only (sbk__get_u64 reads a
+ * little-endian field, and is not forced inline). */
 static SBK__INLINE uint64_t sbk__load_u64(const uint8_t* p) {
   uint64_t v;
   memcpy(&v, p, sizeof v);

@@ -2,9 +2,9 @@
 /*
  * shaderbake_spirv.h — packed SPIR-V, the byte coding bundle modules are stored in (schemas/bundle.md,
  * "Packed SPIR-V"), and its operand table. The table between the GENERATED markers below is written by
- * scripts/gen_spirv_operand_table.py from the Khronos grammar (--check compares; a test runs it) and is
- * frozen since bundle format 2: it decides how modules are coded (the result positions a reader follows, the
- * operands a writer codes as distances).
+ * scripts/gen_spirv_operand_table.py from the Khronos grammar (--check compares; a test runs it). Its operand
+ * kinds are frozen since bundle format 2: they decide how modules are coded (the result positions a reader
+ * follows, the operands a writer codes as distances); how a word packs them is this header's own.
  *
  * Who includes it: a bundle writer (the shaderbake tool packs every module) and tests. A renderer never
  * calls it and needs no include of it: sbk_bundle_read_module unpacks, and shaderbake.h's implementation
@@ -74,8 +74,8 @@ extern "C" {
  * 0 literal (L), 1 ID reference or result type (I), 2 result ID (R), 3 literal string (S: words up to and
  * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
  * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
- * by scripts/gen_spirv_operand_table.py and frozen since bundle format 2: it decides how modules are coded (a
- * reader takes each opcode's result position from it, a writer also which operands are IDs). A wrong or missing
+ * by scripts/gen_spirv_operand_table.py; the kinds are frozen since bundle format 2, as they decide how modules
+ * are coded (a reader takes each opcode's result position from them, a writer also which operands are IDs). A wrong or missing
  * row costs size, never correctness (coder and decoder follow the same table). Opcodes from 400 on have no row:
  * no result, every word coded absolute. */
 #define SBK__SPIRV_KIND_L 0u

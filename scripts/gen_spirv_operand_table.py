@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Writes the operand-kind table of runtime_loader/shaderbake_spirv.h (sbk__spirv_operand_kinds, one packed word
 # an opcode below 400) from the Khronos SPIR-V grammar, in place between its "BEGIN GENERATED" and
-# "END GENERATED" marker lines. The table is frozen with the bundle format: it decides how packed modules are
-# coded, so changing it needs a new format major.
+# "END GENERATED" marker lines. The kinds are frozen with the bundle format: they decide how packed modules
+# are coded, so changing them needs a new format major. The word layout (packed_word) is the header's own and
+# may change with the header's reader, as long as each opcode's kinds and result position stay.
 # --check (what the test spirv_operand_table_generated runs) changes nothing and exits 1 when the header's
 # table is not what the grammar gives, 77 when the grammar file is missing (the test is then skipped).
 # Usage: scripts/gen_spirv_operand_table.py [--check] [--grammar GRAMMAR.json] [--header HEADER]
@@ -100,8 +101,9 @@ def main():
         if current == wanted:
             return 0
         sys.stderr.writelines(difflib.unified_diff(current, wanted, args.header, "generated from " + args.grammar))
-        print("gen_spirv_operand_table: the operand table differs from what the grammar gives. It is frozen with "
-              "the bundle format's packed SPIR-V: regenerate it only with a new format major.", file=sys.stderr)
+        print("gen_spirv_operand_table: the operand table differs from what the grammar gives. Its kinds are "
+              "frozen with the bundle format's packed SPIR-V: regenerate it with changed kinds only with a new "
+              "format major.", file=sys.stderr)
         return 1
     if current != wanted:
         with open(args.header, "w", encoding="utf-8", newline="") as f:
