@@ -75,9 +75,9 @@ extern "C" {
  * including the first holding a zero byte). Each line's comment gives the opcode, its name and its kinds as
  * letters (T result type, "*X": every further word is X). Generated from the Khronos grammar (SPIR-V 1.6 core)
  * by scripts/gen_spirv_operand_table.py; the kinds are frozen since bundle format 2, as they decide how modules
- * are coded (a reader takes each opcode's result position from them, a writer also which operands are IDs). A wrong or missing
- * row costs size, never correctness (coder and decoder follow the same table). Opcodes from 400 on have no row:
- * no result, every word coded absolute. */
+ * are coded (a reader takes each opcode's result position from them, a writer also which operands are IDs). A
+ * wrong or missing row costs size, never correctness (coder and decoder follow the same table). Opcodes from 400
+ * on have no row: no result, every word coded absolute. */
 #define SBK__SPIRV_KIND_L 0u
 #define SBK__SPIRV_KIND_I 1u
 #define SBK__SPIRV_KIND_R 2u
@@ -713,16 +713,58 @@ static SBK__INLINE const uint8_t* sbk__spirv_unpack_instruction(const uint8_t* i
     in = sbk__spirv_unpack_operands(in, in_end, out_p, count - 1u, st->max_id + 1u, checked, in_place);
     if (in != NULL && result_at != 0) {
       const uint32_t result = sbk__get_u32(first + 4u * (result_at - 1u));
-      if (result > st->max_id) st->max_id = result;
+      /* A select, not a branch: results outside functions mostly grow, but not always (a branch here was
+       * mispredicted often enough to cost 5% of the decoder). */
+      st->max_id ^= (st->max_id ^ result) & (0u - (uint32_t)(result > st->max_id));
     }
   }
   return in;
 }
 
+/* The most words an instruction may have for sbk__spirv_unpack_run to decode it. */
+#define SBK__SPIRV_RUN_MAX_COUNT 16u
+
+/* Decodes instructions at *in_p into *out_p for as long as each is a common one: a two-byte head, an opcode
+ * with a row in the operand table, at most SBK__SPIRV_RUN_MAX_COUNT words, and room for the longest such
+ * instruction on both sides (every operand 5 bytes to read; its words to write below out_end and, in place,
+ * below the read position). Stops with *in_p and *out_p at the first instruction that is not one (or, outside
+ * functions, at the first OpFunction) and leaves it to the general path. Per instruction one check of the room
+ * and a few of the head, where the general path checks every field against what is left. Returns 0, or 1 when
+ * an operand is corrupt. `in_functions` and `in_place` are constants at each call; in place, the input must
+ * end where the output does (sbk_spirv_unpack_in_place), so that room to read and room behind the read
+ * position imply room to write. */
+static SBK__INLINE int sbk__spirv_unpack_run(const uint8_t** in_p, const uint8_t* in_end, uint8_t** out_p,
+                                            const uint8_t* out_end, sbk__spirv_state* st, int in_functions,
+                                            int in_place) {
+  const ptrdiff_t in_room = 2 + 5 * ((ptrdiff_t)SBK__SPIRV_RUN_MAX_COUNT - 1);
+  const ptrdiff_t out_room = 4 * (ptrdiff_t)SBK__SPIRV_RUN_MAX_COUNT;
+  const uint8_t* in = *in_p;
+  uint8_t* out = *out_p;
+  while (in_end - in >= in_room && (in_place ? in - out >= out_room : out_end - out >= out_room)) {
+    uint32_t head, count, opcode, result_at;
+    if ((in[0] & 0x80u) == 0 || (in[1] & 0x80u) != 0) break;
+    head = (uint32_t)(in[0] & 0x7Fu) | (uint32_t)in[1] << 7;
+    count = head >> 9;
+    opcode = head & SBK__SPIRV_OPCODE_ESCAPE;
+    if (count - 1u >= SBK__SPIRV_RUN_MAX_COUNT || opcode >= SBK__SPIRV_OPCODES_WITH_KINDS) break;
+    if (!in_functions && opcode == 54u) break;
+    in += 2;
+    result_at = sbk__spirv_operand_kinds[opcode] >> 30;
+    if (result_at >= count) result_at = 0;
+    sbk__spirv_store_word(out, count << 16 | opcode);
+    out += 4;
+    in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, st, in_functions, 0, in_place);
+    if (in == NULL) return 1;
+  }
+  *in_p = in;
+  *out_p = out;
+  return 0;
+}
+
 /* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. `in_place` (a constant at each
  * call, so the check folds away where it is 0): src lies inside dst's buffer at its end, and a word is written
- * only over bytes already read. An instruction with room to spare (most of a module: only its tail comes close
- * to the end of the input or, in place, to the read position) is decoded without per-operand bounds checks. */
+ * only over bytes already read. Most instructions go through sbk__spirv_unpack_run; of the others, one with
+ * room to spare is decoded without per-operand bounds checks. */
 static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t packed_size, uint8_t* dst,
                                                      size_t raw_size, int in_place) {
   const uint8_t* in = src;
@@ -755,8 +797,13 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     SBK__WRITE_WORD((uint32_t)v);
   }
   while (out < out_end) {
-    const size_t words_left = (size_t)(out_end - out) / 4u;
+    size_t words_left;
     uint32_t opcode, count, result_at;
+    if (st.in_functions ? sbk__spirv_unpack_run(&in, in_end, &out, out_end, &st, 1, in_place)
+                        : sbk__spirv_unpack_run(&in, in_end, &out, out_end, &st, 0, in_place))
+      return SBK_ERROR_CORRUPT;
+    if (out == out_end) break;
+    words_left = (size_t)(out_end - out) / 4u;
     /* A head is two bytes or three for most instructions: read inline while 5 bytes remain. */
     if (in_end - in >= 5 && *in >= 0x80u && in[1] < 0x80u) {
       v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;
