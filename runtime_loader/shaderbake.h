@@ -1714,13 +1714,10 @@ static const uint8_t* sbk__frame_of(const sbk_bundle* b, const uint8_t* e) {
 }
 static uint32_t sbk__module_flags(const uint8_t* e) { return sbk__get_u16(e + 26); }
 
-/* Bytes the frame of the row at `e` decodes to: the packed size its header states, or the raw size. */
-static size_t sbk__payload_size(const sbk_bundle* b, const uint8_t* e) {
-  if (!(sbk__module_flags(e) & 2u)) return sbk__get_u32(e + 8);
-  return (size_t)ZSTD_getFrameContentSize(sbk__frame_of(b, e), sbk__get_u32(e + 4));
-}
-
-SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
+/* sbk_bundle_module_info, and the bytes the module's frame decodes to (*payload_size): the packed size its
+ * header states, or the raw size. */
+static sbk_result sbk__module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info,
+                                   size_t* payload_size) {
   const uint8_t* e;
   const uint8_t* frame;
   uint64_t frame_offset;
@@ -1759,10 +1756,18 @@ SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t mod
     if (content_size == ZSTD_CONTENTSIZE_UNKNOWN || content_size == 0 ||
         content_size > (unsigned long long)info->raw_size)
       return SBK_ERROR_CORRUPT;
+    *payload_size = (size_t)content_size;
   } else if (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != (unsigned long long)info->raw_size) {
     return SBK_ERROR_CORRUPT;
+  } else {
+    *payload_size = info->raw_size;
   }
   return SBK_OK;
+}
+
+SBK_API sbk_result sbk_bundle_module_info(const sbk_bundle* bundle, uint32_t module, sbk_module_info* info) {
+  size_t payload_size;
+  return sbk__module_info(bundle, module, info, &payload_size);
 }
 
 /* Decompresses one zstd frame of exactly `raw_size` bytes into `out`, with the bundle's dictionary when
@@ -1797,11 +1802,10 @@ static sbk_result sbk__decompress(const sbk_bundle* b, const uint8_t* src, size_
 static sbk_result sbk__parent_of(const sbk_bundle* b, const uint8_t* e, const sbk_module_info* info,
                                  const uint8_t** parent_row, sbk_module_info* parent_info, size_t* parent_payload,
                                  size_t* dict_size) {
-  sbk_result r = sbk_bundle_module_info(b, info->parent, parent_info);
+  sbk_result r = sbk__module_info(b, info->parent, parent_info, parent_payload);
   if (r != SBK_OK) return r == SBK_NOT_FOUND ? SBK_ERROR_CORRUPT : r;
   if (parent_info->parent != SBK_NO_MODULE) return SBK_ERROR_CORRUPT;
   *parent_row = sbk__module_entry(b, info->parent);
-  *parent_payload = sbk__payload_size(b, *parent_row);
   *dict_size = 0;
   if (sbk__module_flags(e) & 1u) {
     if (b->section_offset[SBK_SECTION_DICTIONARY] == 0) return SBK_ERROR_CORRUPT;
@@ -1866,14 +1870,13 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
   sbk_result r;
   SBK_ASSERT(bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
   *size_out = 0;
-  r = sbk_bundle_module_info(bundle, module, &info);
+  r = sbk__module_info(bundle, module, &info, &payload_size);
   if (r != SBK_OK) return r;
   e = sbk__module_entry(bundle, module);
   *size_out = info.raw_size;
   if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
   /* A packed frame decodes to the end of the buffer and is then unpacked forward in place (module_info has
    * checked that the frame's header states a size of at most raw_size). */
-  payload_size = sbk__payload_size(bundle, e);
   payload_at = (uint8_t*)out + (info.raw_size - payload_size);
   if (info.parent != SBK_NO_MODULE)
     r = sbk__decompress_child(bundle, e, &info, payload_at, payload_size, zstd_dctx);
@@ -1956,12 +1959,11 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
   SBK_ASSERT(reader != NULL && reader->bundle != NULL && size_out != NULL && (out != NULL || capacity == 0));
   b = reader->bundle;
   *size_out = 0;
-  r = sbk_bundle_module_info(b, module, &info);
+  r = sbk__module_info(b, module, &info, &payload_size);
   if (r != SBK_OK) return r;
   e = sbk__module_entry(b, module);
   *size_out = info.raw_size;
   if (info.raw_size > capacity) return SBK_ERROR_BUFFER_TOO_SMALL;
-  payload_size = sbk__payload_size(b, e);
   payload_at = (uint8_t*)out + (info.raw_size - payload_size);
   if (info.parent != SBK_NO_MODULE) {
     sbk_module_info parent_info;
