@@ -453,17 +453,20 @@ SBK_API sbk_result sbk_bundle_read_module(const sbk_bundle* bundle, uint32_t mod
                                           size_t* size_out, void* zstd_dctx);
 
 /* A module reader: reads modules of one bundle keeping what one read can hand the next, for code that reads
- * many (a renderer warming up, the tool). It owns a ZSTD_DCtx and a block holding the DICTIONARY section's
- * bytes, copied once, followed by the content of the last parent it decoded: a module with a parent then costs
- * no allocation and no dictionary copy, and modules that share a parent (sbk_bundle_module_read_order puts
- * them together) decode it once; a module that is some module's parent, read itself, is decoded into the block
- * and copied out, so its children that follow need no second decode. Output and checks as
- * sbk_bundle_read_module's; on a prepared bundle (sbk_bundle_prepare_dictionary) parentless modules decode with
- * the digested dictionary. One thread at a time per reader; any number of readers per bundle, which must
- * outlive them. The fields are private. */
+ * many (a renderer warming up, the tool). It owns a block holding the DICTIONARY section's bytes, copied once,
+ * followed by the content of the last parent it decoded: a module with a parent then costs no allocation and
+ * no dictionary copy, and modules that share a parent (sbk_bundle_module_read_order puts them together) decode
+ * it once; a module that is some module's parent, read itself, is decoded into the block and copied out, so its
+ * children that follow need no second decode. It also owns two ZSTD_DCtx, one for frames against the dictionary
+ * and one for children's frames against the block: zstd decodes a frame against a dictionary other than its
+ * context's last one with a slower, prefetching decoder. Output and checks as sbk_bundle_read_module's; on a
+ * prepared bundle (sbk_bundle_prepare_dictionary) parentless modules decode with the digested dictionary. One
+ * thread at a time per reader; any number of readers per bundle, which must outlive them. The fields are
+ * private. */
 typedef struct sbk_module_reader {
   const sbk_bundle* bundle;
-  void* zstd_dctx;        /* ZSTD_DCtx*, owned */
+  void* zstd_dctx;        /* ZSTD_DCtx*, owned: frames without a parent */
+  void* zstd_child_dctx;  /* ZSTD_DCtx*, owned: children's frames against the block */
   uint8_t* prefix;        /* dictionary_size bytes of the dictionary, then parent prefix_parent's content */
   size_t prefix_capacity;
   size_t dictionary_size;
@@ -1892,7 +1895,11 @@ SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_b
   reader->bundle = bundle;
   reader->prefix_parent = SBK_NO_MODULE;
   reader->zstd_dctx = ZSTD_createDCtx();
-  if (reader->zstd_dctx == NULL) return SBK_ERROR_OUT_OF_MEMORY;
+  reader->zstd_child_dctx = ZSTD_createDCtx();
+  if (reader->zstd_dctx == NULL || reader->zstd_child_dctx == NULL) {
+    sbk_module_reader_free(reader);
+    return SBK_ERROR_OUT_OF_MEMORY;
+  }
   if (bundle->section_offset[SBK_SECTION_DICTIONARY] != 0) {
     reader->dictionary_size = (size_t)bundle->section_size[SBK_SECTION_DICTIONARY];
     reader->prefix_capacity = reader->dictionary_size;
@@ -1920,6 +1927,7 @@ SBK_API sbk_result sbk_module_reader_init(sbk_module_reader* reader, const sbk_b
 SBK_API void sbk_module_reader_free(sbk_module_reader* reader) {
   SBK_ASSERT(reader != NULL);
   ZSTD_freeDCtx((ZSTD_DCtx*)reader->zstd_dctx);
+  ZSTD_freeDCtx((ZSTD_DCtx*)reader->zstd_child_dctx);
   free(reader->prefix);
   free(reader->is_parent);
   memset(reader, 0, sizeof *reader);
@@ -1984,7 +1992,7 @@ SBK_API sbk_result sbk_module_reader_read(sbk_module_reader* reader, uint32_t mo
     if (r == SBK_OK)
       r = sbk__decompress_with_prefix(b, e, &info, reader->prefix + (reader->dictionary_size - dict_size),
                                       dict_size + parent_payload, payload_at, payload_size,
-                                      (ZSTD_DCtx*)reader->zstd_dctx);
+                                      (ZSTD_DCtx*)reader->zstd_child_dctx);
   } else if (module == reader->prefix_parent) {
     /* The block holds this module's payload, decoded and checked against its frame's size already. */
     memcpy(payload_at, reader->prefix + reader->dictionary_size, payload_size);
