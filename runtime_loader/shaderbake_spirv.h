@@ -749,8 +749,7 @@ static SBK__INLINE int sbk__spirv_unpack_run(const uint8_t** in_p, const uint8_t
     if (count - 1u >= SBK__SPIRV_RUN_MAX_COUNT || opcode >= SBK__SPIRV_OPCODES_WITH_KINDS) break;
     if (!in_functions && opcode == 54u) break;
     in += 2;
-    result_at = sbk__spirv_operand_kinds[opcode] >> 30;
-    if (result_at >= count) result_at = 0;
+    result_at = sbk__spirv_result_position(opcode, count);
     sbk__spirv_store_word(out, count << 16 | opcode);
     out += 4;
     in = sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, st, in_functions, 0, in_place);
@@ -763,8 +762,8 @@ static SBK__INLINE int sbk__spirv_unpack_run(const uint8_t** in_p, const uint8_t
 
 /* Decodes `packed_size` bytes at `src` into exactly raw_size bytes at `dst`. `in_place` (a constant at each
  * call, so the check folds away where it is 0): src lies inside dst's buffer at its end, and a word is written
- * only over bytes already read. Most instructions go through sbk__spirv_unpack_run; of the others, one with
- * room to spare is decoded without per-operand bounds checks. */
+ * only over bytes already read. Most instructions go through sbk__spirv_unpack_run, without per-operand bounds
+ * checks; the others (long ones, rare opcodes, a module's first OpFunction and its tail) check every field here. */
 static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t packed_size, uint8_t* dst,
                                                      size_t raw_size, int in_place) {
   const uint8_t* in = src;
@@ -804,16 +803,7 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
       return SBK_ERROR_CORRUPT;
     if (out == out_end) break;
     words_left = (size_t)(out_end - out) / 4u;
-    /* A head is two bytes or three for most instructions: read inline while 5 bytes remain. */
-    if (in_end - in >= 5 && *in >= 0x80u && in[1] < 0x80u) {
-      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)in[1] << 7;
-      in += 2;
-    } else if (in_end - in >= 5 && *in >= 0x80u && in[1] >= 0x80u && in[2] < 0x80u) {
-      v = (uint64_t)(in[0] & 0x7Fu) | (uint64_t)(in[1] & 0x7Fu) << 7 | (uint64_t)in[2] << 14;
-      in += 3;
-    } else {
-      SBK__READ_VARINT();
-    }
+    SBK__READ_VARINT();
     if (v == 0) { /* escape: the rest raw */
       SBK__READ_VARINT();
       if (v != words_left || (size_t)(in_end - in) < 4u * words_left) return SBK_ERROR_CORRUPT;
@@ -836,16 +826,9 @@ static SBK__INLINE sbk_result sbk__spirv_unpack_body(const uint8_t* src, size_t 
     /* From here the instruction's `count` words fit below out_end. */
     sbk__spirv_begin_instruction(&st, opcode);
     result_at = sbk__spirv_result_position(opcode, count);
-    if ((size_t)(in_end - in) >= 5u * (size_t)count && (!in_place || out + 4u * (size_t)count <= in)) {
-      sbk__spirv_store_word(out, count << 16 | opcode);
-      out += 4;
-      in = st.in_functions ? sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, 0, in_place)
-                           : sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, 0, in_place);
-    } else {
-      SBK__WRITE_WORD(count << 16 | opcode);
-      in = st.in_functions ? sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, 1, in_place)
-                           : sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, 1, in_place);
-    }
+    SBK__WRITE_WORD(count << 16 | opcode);
+    in = st.in_functions ? sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 1, 1, in_place)
+                         : sbk__spirv_unpack_instruction(in, in_end, &out, count, result_at, &st, 0, 1, in_place);
     if (in == NULL) return SBK_ERROR_CORRUPT;
   }
 #undef SBK__READ_VARINT
