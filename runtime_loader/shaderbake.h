@@ -299,6 +299,14 @@ typedef struct sbk_bundle {
   uint8_t guest;
   uint8_t toolchain_digest[16];
   const uint8_t* index_entries; /* the INDEX section's first entry, past its header and directory */
+  /* Where the probe's tables start, set at open: RECORDS' rows, HOST_STATES' rows, and the two byte tables' end
+   * arrays with their data's size in bytes (the data follows the ends). */
+  const uint8_t* records;
+  const uint8_t* host_state_rows;
+  const uint8_t* shader_key_ends;
+  const uint8_t* host_state_part_ends;
+  uint64_t shader_key_data_size;
+  uint64_t host_state_part_data_size;
 } sbk_bundle;
 
 /* One entry found by a probe (or enumerated). `key` points into the bundle and lives as long as it. */
@@ -610,9 +618,26 @@ SBK_API sbk_result sbk_bundle_prewarm_at(const sbk_bundle* bundle, uint32_t posi
  * Define SHADERBAKE_XXHASH_LINKED to call libxxhash instead. */
 #ifndef SHADERBAKE_XXHASH_LINKED
 #define XXH_INLINE_ALL
+#else
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t's size, for a hash state on the stack */
 #endif
 #include <xxhash.h>
 #include <zstd.h>
+/* On x86-64 the probe uses SSE2 (every x86-64 has it), and AVX2 where the compiler may: its key hash
+ * (sbk__key_hash_high) keeps XXH3's accumulators in vector registers, and it compares key pieces 16 bytes at a time. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define SBK__X86_64_SIMD 1
+#if defined(__AVX2__)
+#include <immintrin.h>
+#else
+#include <emmintrin.h>
+#endif
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+#else
+#define SBK__X86_64_SIMD 0
+#endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -1067,23 +1092,21 @@ static int sbk__byte_table_count(const sbk_bundle* b, uint32_t type, uint32_t* c
 
 /* Item `i` of the byte table at `table` (`size` bytes, `count` items, as open checked): 0 when `i` is out of
  * range or the item's ends break the rules. */
-static SBK__INLINE int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
-                              uint32_t* item_size) {
-  const uint64_t data_start = 8u + 4u * (uint64_t)count;
-  const uint64_t data_size = size - data_start;
+static SBK__INLINE int sbk__table_item_at(const uint8_t* ends, uint32_t count, uint64_t data_size, uint32_t i,
+                                          const uint8_t** bytes, uint32_t* item_size) {
   uint32_t begin, end;
   if (i >= count) return 0;
-  begin = i == 0 ? 0u : sbk__get_u32(table + 8u + 4u * (uint64_t)(i - 1u));
-  end = sbk__get_u32(table + 8u + 4u * (uint64_t)i);
+  begin = i == 0 ? 0u : sbk__get_u32(ends + 4u * (uint64_t)(i - 1u));
+  end = sbk__get_u32(ends + 4u * (uint64_t)i);
   if (begin > end || end > data_size) return 0;
-  *bytes = table + data_start + begin;
+  *bytes = ends + 4u * (uint64_t)count + begin;
   *item_size = end - begin;
   return 1;
 }
 
-static SBK__INLINE int sbk__table_item(const sbk_bundle* b, uint32_t type, uint32_t count, uint32_t i, const uint8_t** bytes,
-                           uint32_t* item_size) {
-  return sbk__table_item_in(sbk__section_bytes(b, type), b->section_size[type], count, i, bytes, item_size);
+static int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
+                              uint32_t* item_size) {
+  return sbk__table_item_at(table + 8u, count, size - (8u + 4u * (uint64_t)count), i, bytes, item_size);
 }
 
 /* The header check: XXH3-64 of the section table, seeded with XXH3-64 of the header's first 56 bytes. */
@@ -1163,6 +1186,13 @@ static sbk_result sbk__open_checked(sbk_bundle* b, const uint8_t* data, uint64_t
     b->host_state_count = sbk__get_u32(sbk__section_bytes(b, SBK_SECTION_HOST_STATES));
     if (b->section_size[SBK_SECTION_HOST_STATES] != 8u + (uint64_t)b->host_state_count * SBK_BUNDLE_HOST_STATE_SIZE)
       return SBK_ERROR_CORRUPT;
+    b->records = sbk__section_bytes(b, SBK_SECTION_RECORDS);
+    b->host_state_rows = sbk__section_bytes(b, SBK_SECTION_HOST_STATES) + 8u;
+    b->shader_key_ends = sbk__section_bytes(b, SBK_SECTION_SHADER_KEYS) + 8u;
+    b->shader_key_data_size = b->section_size[SBK_SECTION_SHADER_KEYS] - (8u + 4u * (uint64_t)b->shader_key_count);
+    b->host_state_part_ends = sbk__section_bytes(b, SBK_SECTION_HOST_STATE_PARTS) + 8u;
+    b->host_state_part_data_size =
+        b->section_size[SBK_SECTION_HOST_STATE_PARTS] - (8u + 4u * (uint64_t)b->host_state_part_count);
     if (b->section_offset[SBK_SECTION_SPECIALIZATION_DATA] != 0) {
       /* u32 pair count P, u32 reserved, P pairs of 8 bytes, then a byte table of the items. */
       const uint64_t size = b->section_size[SBK_SECTION_SPECIALIZATION_DATA];
@@ -1344,6 +1374,155 @@ SBK_API const uint8_t* sbk_bundle_section(const sbk_bundle* bundle, sbk_section_
   return sbk__section_bytes(bundle, type);
 }
 
+/* ---- The probe's key hash ----
+ * A probe needs only the high half of its key's XXH3-128: the index's bucket and tag come from it. For keys of
+ * over 240 bytes (XXH3's long path, where pipeline keys of a few hundred bytes fall) sbk__key_hash_high computes
+ * that half alone, with the accumulators held in vector registers and one final merge where XXH3_128bits does
+ * two: 0.52x its time on a 286-byte key with AVX2, 0.82x with SSE2 alone (bench/README.md). Shorter keys, and
+ * targets other than x86-64, call XXH3_128bits. For every key the result is XXH3_128bits(key, size).high64,
+ * which tests/loader/key_hash.c checks against libxxhash. The steps are those of XXH3's specification for a
+ * long input with the default secret and seed 0: 64-byte stripes accumulated into eight 64-bit lanes, the
+ * lanes scrambled after every 1,024-byte block, a last stripe at the input's end, then one merge. */
+#if SBK__X86_64_SIMD
+/* XXH3's default secret: a constant of the hash's definition, which every stored tag depends on. */
+static const uint8_t sbk__xxh3_secret[192] = {
+    0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
+    0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb, 0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f,
+    0xcb, 0x79, 0xe6, 0x4e, 0xcc, 0xc0, 0xe5, 0x78, 0x82, 0x5a, 0xd0, 0x7d, 0xcc, 0xff, 0x72, 0x21,
+    0xb8, 0x08, 0x46, 0x74, 0xf7, 0x43, 0x24, 0x8e, 0xe0, 0x35, 0x90, 0xe6, 0x81, 0x3a, 0x26, 0x4c,
+    0x3c, 0x28, 0x52, 0xbb, 0x91, 0xc3, 0x00, 0xcb, 0x88, 0xd0, 0x65, 0x8b, 0x1b, 0x53, 0x2e, 0xa3,
+    0x71, 0x64, 0x48, 0x97, 0xa2, 0x0d, 0xf9, 0x4e, 0x38, 0x19, 0xef, 0x46, 0xa9, 0xde, 0xac, 0xd8,
+    0xa8, 0xfa, 0x76, 0x3f, 0xe3, 0x9c, 0x34, 0x3f, 0xf9, 0xdc, 0xbb, 0xc7, 0xc7, 0x0b, 0x4f, 0x1d,
+    0x8a, 0x51, 0xe0, 0x4b, 0xcd, 0xb4, 0x59, 0x31, 0xc8, 0x9f, 0x7e, 0xc9, 0xd9, 0x78, 0x73, 0x64,
+    0xea, 0xc5, 0xac, 0x83, 0x34, 0xd3, 0xeb, 0xc3, 0xc5, 0x81, 0xa0, 0xff, 0xfa, 0x13, 0x63, 0xeb,
+    0x17, 0x0d, 0xdd, 0x51, 0xb7, 0xf0, 0xda, 0x49, 0xd3, 0x16, 0x55, 0x26, 0x29, 0xd4, 0x68, 0x9e,
+    0x2b, 0x16, 0xbe, 0x58, 0x7d, 0x47, 0xa1, 0xfc, 0x8f, 0xf8, 0xb8, 0xd1, 0x7a, 0xd0, 0x31, 0xce,
+    0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
+};
+
+/* The low 64 bits of a 64x64-bit product xor its high 64 bits. */
+#if defined(_MSC_VER) && !defined(__clang__)
+static SBK__INLINE uint64_t sbk__mul_fold64(uint64_t a, uint64_t b) {
+  uint64_t high;
+  const uint64_t low = _umul128(a, b, &high);
+  return low ^ high;
+}
+#else
+__extension__ typedef unsigned __int128 sbk__u128;
+static SBK__INLINE uint64_t sbk__mul_fold64(uint64_t a, uint64_t b) {
+  const sbk__u128 product = (sbk__u128)a * b;
+  return (uint64_t)product ^ (uint64_t)(product >> 64);
+}
+#endif
+
+#if defined(__AVX2__)
+typedef __m256i sbk__xxh3_vector;
+#define SBK__XXH3_REGISTERS 2
+#define SBK__XXH3_LOAD(p) _mm256_loadu_si256((const __m256i*)(const void*)(p))
+#define SBK__XXH3_XOR _mm256_xor_si256
+#define SBK__XXH3_ADD64 _mm256_add_epi64
+#define SBK__XXH3_MUL32 _mm256_mul_epu32
+#define SBK__XXH3_SHR64 _mm256_srli_epi64
+#define SBK__XXH3_SHL64 _mm256_slli_epi64
+#define SBK__XXH3_SWAP64(v) _mm256_shuffle_epi32((v), 0x4E)
+#define SBK__XXH3_SET32 _mm256_set1_epi32
+#else
+typedef __m128i sbk__xxh3_vector;
+#define SBK__XXH3_REGISTERS 4
+#define SBK__XXH3_LOAD(p) _mm_loadu_si128((const __m128i*)(const void*)(p))
+#define SBK__XXH3_XOR _mm_xor_si128
+#define SBK__XXH3_ADD64 _mm_add_epi64
+#define SBK__XXH3_MUL32 _mm_mul_epu32
+#define SBK__XXH3_SHR64 _mm_srli_epi64
+#define SBK__XXH3_SHL64 _mm_slli_epi64
+#define SBK__XXH3_SWAP64(v) _mm_shuffle_epi32((v), 0x4E)
+#define SBK__XXH3_SET32 _mm_set1_epi32
+#endif
+/* The bytes of input (and of secret) one register covers. */
+#define SBK__XXH3_REGISTER_BYTES (64 / SBK__XXH3_REGISTERS)
+
+/* XXH3's eight 64-bit accumulator lanes, in order. */
+typedef struct sbk__xxh3_lanes {
+  sbk__xxh3_vector v[SBK__XXH3_REGISTERS];
+} sbk__xxh3_lanes;
+
+static SBK__INLINE void sbk__xxh3_start(sbk__xxh3_lanes* lanes) {
+  static const uint64_t initial[8] = {0xC2B2AE3Du,           0x9E3779B185EBCA87u, 0xC2B2AE3D27D4EB4Fu,
+                                      0x165667B19E3779F9u,   0x85EBCA77C2B2AE63u, 0x85EBCA77u,
+                                      0x27D4EB2F165667C5u,   0x9E3779B1u};
+  int r;
+  for (r = 0; r < SBK__XXH3_REGISTERS; ++r) lanes->v[r] = SBK__XXH3_LOAD((const uint8_t*)initial + SBK__XXH3_REGISTER_BYTES * r);
+}
+
+/* One 64-byte stripe: lane i adds the product of the two 32-bit halves of (input word i xor secret word i),
+ * and input word i xor 1 (neighbouring lanes swap their words). */
+static SBK__INLINE void sbk__xxh3_stripe(sbk__xxh3_lanes* lanes, const uint8_t* input, const uint8_t* secret) {
+  int r;
+  for (r = 0; r < SBK__XXH3_REGISTERS; ++r) {
+    const sbk__xxh3_vector data = SBK__XXH3_LOAD(input + SBK__XXH3_REGISTER_BYTES * r);
+    const sbk__xxh3_vector mixed = SBK__XXH3_XOR(data, SBK__XXH3_LOAD(secret + SBK__XXH3_REGISTER_BYTES * r));
+    const sbk__xxh3_vector product = SBK__XXH3_MUL32(mixed, SBK__XXH3_SHR64(mixed, 32));
+    lanes->v[r] = SBK__XXH3_ADD64(SBK__XXH3_ADD64(lanes->v[r], SBK__XXH3_SWAP64(data)), product);
+  }
+}
+
+/* After each full block: lane ^= lane >> 47, ^= secret word, *= XXH3's 32-bit prime 1 (modulo 2^64). */
+static SBK__INLINE void sbk__xxh3_scramble(sbk__xxh3_lanes* lanes, const uint8_t* secret) {
+  const sbk__xxh3_vector prime = SBK__XXH3_SET32((int)0x9E3779B1u);
+  int r;
+  for (r = 0; r < SBK__XXH3_REGISTERS; ++r) {
+    sbk__xxh3_vector v = SBK__XXH3_XOR(lanes->v[r], SBK__XXH3_SHR64(lanes->v[r], 47));
+    v = SBK__XXH3_XOR(v, SBK__XXH3_LOAD(secret + SBK__XXH3_REGISTER_BYTES * r));
+    lanes->v[r] = SBK__XXH3_ADD64(SBK__XXH3_MUL32(v, prime), SBK__XXH3_SHL64(SBK__XXH3_MUL32(SBK__XXH3_SHR64(v, 32), prime), 32));
+  }
+}
+
+/* The sum of fold(word 2k xor lane 2k, word 2k+1 xor lane 2k+1) over the four pairs, from `start`, avalanched. The
+ * lanes leave the registers through lane extracts, not a store and reloads (which would wait on store forwarding). */
+static SBK__INLINE uint64_t sbk__xxh3_merge(const sbk__xxh3_lanes* lanes, const uint8_t* secret, uint64_t start) {
+  uint64_t result = start;
+  int r;
+  for (r = 0; r < SBK__XXH3_REGISTERS; ++r) {
+    const sbk__xxh3_vector mixed = SBK__XXH3_XOR(lanes->v[r], SBK__XXH3_LOAD(secret + SBK__XXH3_REGISTER_BYTES * r));
+#if defined(__AVX2__)
+    const __m128i pairs[2] = {_mm256_castsi256_si128(mixed), _mm256_extracti128_si256(mixed, 1)};
+    int k;
+    for (k = 0; k < 2; ++k)
+      result += sbk__mul_fold64((uint64_t)_mm_cvtsi128_si64(pairs[k]),
+                                (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(pairs[k], pairs[k])));
+#else
+    result += sbk__mul_fold64((uint64_t)_mm_cvtsi128_si64(mixed), (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(mixed, mixed)));
+#endif
+  }
+  result ^= result >> 37;
+  result *= 0x165667919E3779F9u;
+  return result ^ (result >> 32);
+}
+#endif /* SBK__X86_64_SIMD */
+
+/* The high 64 bits of XXH3-128 of `size` bytes at `key`. */
+static SBK__INLINE uint64_t sbk__key_hash_high(const uint8_t* key, size_t size) {
+#if SBK__X86_64_SIMD
+  if (size > 240u) {
+    const uint8_t* secret = sbk__xxh3_secret;
+    const size_t block_size = 1024u; /* 16 stripes: (secret size - 64) / 8 */
+    const size_t blocks = (size - 1u) / block_size;
+    const size_t stripes = (size - 1u - blocks * block_size) / 64u;
+    sbk__xxh3_lanes lanes;
+    size_t b, s;
+    sbk__xxh3_start(&lanes);
+    for (b = 0; b < blocks; ++b) {
+      for (s = 0; s < 16u; ++s) sbk__xxh3_stripe(&lanes, key + b * block_size + 64u * s, secret + 8u * s);
+      sbk__xxh3_scramble(&lanes, secret + 192u - 64u);
+    }
+    for (s = 0; s < stripes; ++s) sbk__xxh3_stripe(&lanes, key + blocks * block_size + 64u * s, secret + 8u * s);
+    sbk__xxh3_stripe(&lanes, key + size - 64u, secret + 192u - 64u - 7u);
+    return sbk__xxh3_merge(&lanes, secret + 192u - 64u - 11u, ~((uint64_t)size * 0xC2B2AE3D27D4EB4Fu));
+  }
+#endif
+  return (uint64_t)XXH3_128bits(key, size).high64;
+}
+
 /* The hash tag of index entry `i`: the low 32 bits of the high half of its key's XXH3-128. */
 static SBK__INLINE uint32_t sbk__index_tag(const sbk_bundle* b, uint32_t i) {
   return sbk__get_u32(b->index_entries + (uint64_t)i * SBK_BUNDLE_INDEX_ENTRY_SIZE);
@@ -1359,11 +1538,11 @@ static SBK__INLINE int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, 
   const uint8_t* r;
   uint32_t p;
   if (row >= b->host_state_count) return 0;
-  r = sbk__section_bytes(b, SBK_SECTION_HOST_STATES) + 8u + (uint64_t)row * SBK_BUNDLE_HOST_STATE_SIZE;
+  r = b->host_state_rows + (uint64_t)row * SBK_BUNDLE_HOST_STATE_SIZE;
   *total = 0;
   for (p = 0; p < SBK_HOST_STATE_PARTS; ++p) {
-    if (!sbk__table_item(b, SBK_SECTION_HOST_STATE_PARTS, b->host_state_part_count, sbk__get_u32(r + 4u * p), &part[p],
-                         &part_size[p]))
+    if (!sbk__table_item_at(b->host_state_part_ends, b->host_state_part_count, b->host_state_part_data_size,
+                            sbk__get_u32(r + 4u * p), &part[p], &part_size[p]))
       return 0;
     *total += part_size[p];
   }
@@ -1373,7 +1552,7 @@ static SBK__INLINE int sbk__host_state_parts(const sbk_bundle* b, uint32_t row, 
 /* Row `i` of RECORDS, its check verified: the low 32 bits of XXH3-64 of bytes 4..19, seeded with the index
  * position (high 32 bits) and the entry's hash tag (low 32 bits). */
 static SBK__INLINE const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t i) {
-  const uint8_t* r = sbk__section_bytes(b, SBK_SECTION_RECORDS) + (uint64_t)i * SBK_BUNDLE_RECORD_SIZE;
+  const uint8_t* r = b->records + (uint64_t)i * SBK_BUNDLE_RECORD_SIZE;
   const uint64_t seed = ((uint64_t)i << 32) | sbk__index_tag(b, i);
   return (uint32_t)XXH3_64bits_withSeed(r + 4, SBK_BUNDLE_RECORD_SIZE - 4u, seed) == sbk__get_u32(r) ? r : NULL;
 }
@@ -1398,13 +1577,27 @@ static SBK__INLINE sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t
   if (entry->kind == SBK_KEY_KIND_FAMILY && entry->rejection != 0u) return SBK_ERROR_CORRUPT;
   if (entry->fragment_module != SBK_NO_MODULE && entry->fragment_module >= b->module_count) return SBK_ERROR_CORRUPT;
   if ((entry->status == SBK_STATUS_READY) != (entry->fragment_module != SBK_NO_MODULE)) return SBK_ERROR_CORRUPT;
-  if (!sbk__table_item(b, SBK_SECTION_SHADER_KEYS, b->shader_key_count, key_item, &key, &key_size))
+  if (!sbk__table_item_at(b->shader_key_ends, b->shader_key_count, b->shader_key_data_size, key_item, &key, &key_size))
     return SBK_ERROR_CORRUPT;
   /* A stored key names its own kind (schemas/keys.md): it must be the row's. */
   if (key_size < 4u || key[1] != entry->kind) return SBK_ERROR_CORRUPT;
   entry->key = key;
   entry->key_size = key_size;
   return SBK_OK;
+}
+
+/* Shader row `r` (its check verified) as a pipeline's: a ready entry of `kind` with a module. The rules of
+ * sbk__load_shader_row for such a row, without filling an entry: gives its module and key, 0 when a rule is broken. */
+static SBK__INLINE int sbk__pipeline_shader_row(const sbk_bundle* b, const uint8_t* r, uint32_t kind, uint32_t* module,
+                                                const uint8_t** key, uint32_t* key_size) {
+  *module = sbk__get_u32(r + 12);
+  if (r[4] != kind || r[5] != SBK_STATUS_READY || sbk__get_u32(r + 16) != 0u || *module >= b->module_count ||
+      (kind == SBK_KEY_KIND_FAMILY && sbk__get_u16(r + 6) != 0u))
+    return 0;
+  if (!sbk__table_item_at(b->shader_key_ends, b->shader_key_count, b->shader_key_data_size, sbk__get_u32(r + 8), key,
+                          key_size))
+    return 0;
+  return *key_size >= 4u && *key_size <= 0xFFFFu && (*key)[1] == kind;
 }
 
 /* Where the pieces of an entry's full key lie: a shader entry's key, or a pipeline's shader key and host-state
@@ -1423,17 +1616,17 @@ typedef struct sbk__key_pieces {
 static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* entry, sbk__key_pieces* pieces) {
   const uint8_t* r = sbk__checked_row(b, i);
   const uint8_t* shader_row;
-  sbk_entry shader;
-  uint32_t kind;
+  uint32_t kind, shader_key_size;
   sbk_result result;
-  memset(entry, 0, sizeof *entry);
   pieces->part_count = 0;
   if (r == NULL) return SBK_ERROR_CORRUPT;
   kind = r[4];
   if (kind == SBK_KEY_KIND_EXACT || kind == SBK_KEY_KIND_FAMILY) {
     result = sbk__load_shader_row(b, i, r, entry);
-    pieces->shader_key = entry->key;
-    pieces->shader_key_size = entry->key_size;
+    if (result == SBK_OK) {
+      pieces->shader_key = entry->key;
+      pieces->shader_key_size = entry->key_size;
+    }
     return result;
   }
   if (kind != SBK_KEY_KIND_PIPELINE && kind != SBK_KEY_KIND_COMPUTE_PIPELINE) return SBK_ERROR_CORRUPT;
@@ -1463,14 +1656,12 @@ static sbk_result sbk__load_entry(const sbk_bundle* b, uint32_t i, sbk_entry* en
   }
   /* The shader entry: an exact entry for the exact route, a family for the fallback route, with a module. */
   shader_row = sbk__checked_row(b, entry->shader_entry);
-  if (shader_row == NULL || shader_row[4] != (entry->route == SBK_ROUTE_EXACT ? SBK_KEY_KIND_EXACT : SBK_KEY_KIND_FAMILY) ||
-      sbk__load_shader_row(b, entry->shader_entry, shader_row, &shader) != SBK_OK ||
-      shader.status != SBK_STATUS_READY || shader.key_size > 0xFFFFu)
+  if (shader_row == NULL ||
+      !sbk__pipeline_shader_row(b, shader_row, entry->route == SBK_ROUTE_EXACT ? SBK_KEY_KIND_EXACT : SBK_KEY_KIND_FAMILY,
+                                &entry->fragment_module, &pieces->shader_key, &shader_key_size))
     return SBK_ERROR_CORRUPT;
-  entry->fragment_module = shader.fragment_module;
-  entry->key_size += 6u + shader.key_size;
-  pieces->shader_key = shader.key;
-  pieces->shader_key_size = shader.key_size;
+  entry->key_size += 6u + shader_key_size;
+  pieces->shader_key_size = shader_key_size;
   return SBK_OK;
 }
 
@@ -1504,12 +1695,24 @@ static SBK__INLINE uint64_t sbk__load_u64(const uint8_t* p) {
   return v;
 }
 
-/* Whether n bytes at a and b are equal: 8 bytes at a time (the last 8 overlapping), no call. For the host
- * state's parts, a few dozen bytes each, where a call to memcmp per part cost more than the compare (the
- * shader key, some 200 bytes, stays with memcmp, which was faster there). */
+/* Whether n bytes at a and b are equal, with no call: on x86-64 16 bytes at a time (the last 16 overlapping),
+ * elsewhere 8. For the host state's parts, a few dozen bytes each, where a call to memcmp per part cost more than
+ * the compare (the shader key, some 200 bytes, stays with memcmp, which was faster there). */
 static SBK__INLINE int sbk__same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
   uint64_t diff = 0;
   size_t i;
+#if SBK__X86_64_SIMD
+  if (n >= 16u) {
+    __m128i differ = _mm_setzero_si128();
+    for (i = 0; i + 16u < n; i += 16u)
+      differ = _mm_or_si128(differ, _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(a + i)),
+                                                   _mm_loadu_si128((const __m128i*)(const void*)(b + i))));
+    differ = _mm_or_si128(differ, _mm_xor_si128(_mm_loadu_si128((const __m128i*)(const void*)(a + n - 16u)),
+                                                _mm_loadu_si128((const __m128i*)(const void*)(b + n - 16u))));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) == 0xFFFF;
+  }
+  if (n >= 8u) return ((sbk__load_u64(a) ^ sbk__load_u64(b)) | (sbk__load_u64(a + n - 8u) ^ sbk__load_u64(b + n - 8u))) == 0;
+#endif
   if (n < 8u) {
     for (i = 0; i < n; ++i) diff |= (uint64_t)(a[i] ^ b[i]);
     return diff == 0;
@@ -1608,17 +1811,17 @@ SBK_API sbk_result sbk_bundle_entry_host_state(const sbk_bundle* bundle, uint32_
 
 SBK_API sbk_result sbk_bundle_find(const sbk_bundle* bundle, const uint8_t* key, size_t key_size, sbk_entry* entry) {
   const uint8_t* directory;
-  sbk_key_hash h;
+  uint64_t hash_high;
   uint32_t bucket, tag, first, last, i;
   sbk_result damaged = SBK_NOT_FOUND;
   SBK_ASSERT(bundle != NULL && key != NULL && entry != NULL);
   if (bundle->entry_count == 0) return SBK_NOT_FOUND;
   directory = sbk__section_bytes(bundle, SBK_SECTION_INDEX) + 16;
-  h = sbk_hash_key(key, key_size);
+  hash_high = sbk__key_hash_high(key, key_size);
   /* The directory maps the top `directory_bits` bits of the hash's high half to the first entry of that
    * bucket; entries are sorted by hash, so a bucket is a short contiguous run of tags. */
-  bucket = sbk__bucket_of(bundle, h.high);
-  tag = (uint32_t)h.high;
+  bucket = sbk__bucket_of(bundle, hash_high);
+  tag = (uint32_t)hash_high;
   first = sbk__get_u32(directory + 4u * (uint64_t)bucket);
   last = sbk__get_u32(directory + 4u * ((uint64_t)bucket + 1u));
   if (first > last || last > bundle->entry_count) return SBK_ERROR_CORRUPT;
