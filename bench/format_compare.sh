@@ -16,8 +16,8 @@
 #   --no-build            build nothing: use the binaries already in both build directories
 #   --rounds N            bundle_bench runs per side, alternating (default 2)
 #   --no-bench            sizes only
-#   --save                raw bundle_bench output to bench/results/format_compare_<date>[<letter>]_{format2,current}.txt
-#                         (default: the work directory only)
+#   --save                the summary to bench/results/format_compare_<date>[<letter>].txt and the raw bundle_bench
+#                         output beside it, ..._{format2,current}.txt (default: the work directory only)
 #   options after --      go to both bundle_bench runs (e.g. --sbk-sizes=1000 --benchmark_filter=read_module)
 # JOBS caps the build's parallel jobs; TMPDIR picks the work directory. Prints figures; asserts nothing about
 # size or time.
@@ -116,6 +116,18 @@ if [[ ! -f $trace ]]; then
   "$tracegen" --seed 12 --frames 6000 --draws-per-frame 60 --states 8000 -o "$trace"
 fi
 
+# With --save, this run's tag (the date, then a letter for a later run on the same day: the first letter no file
+# of bench/results/ uses yet) names the summary printed from here on and the raw outputs.
+tag=$(date +%F)
+if ((save && do_bench)); then
+  results=$root/bench/results
+  mkdir -p "$results"
+  for letter in "" b c d e f g h i j k l m n o p q r s t u v w x y z; do
+    compgen -G "$results/format_compare_$(date +%F)${letter}[._]*" >/dev/null || { tag=$(date +%F)$letter; break; }
+  done
+  summary=$results/format_compare_$tag.txt
+  exec > >(tee "$summary")
+fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 echo "trace: samples/generate --seed 12 --frames 6000 --draws-per-frame 60 --states 8000 ($(stat -c %s "$trace") bytes)"
 echo "baseline (format2): $(describe "$old_build")"
@@ -223,16 +235,7 @@ EOF
 ((do_bench)) || exit 0
 
 # ---- bundle_bench, alternating ----
-results=$work
-tag=$(date +%F)
-if ((save)); then
-  results=$root/bench/results
-  mkdir -p "$results"
-  # A later run on the same day takes the next letter (bench/README.md).
-  for letter in "" b c d e f g h i j k l m n o p q r s t u v w x y z; do
-    [[ -e $results/format_compare_$(date +%F)${letter}_format2.txt ]] || { tag=$(date +%F)$letter; break; }
-  done
-fi
+((save)) || results=$work
 out2=$results/format_compare_${tag}_format2.txt
 out3=$results/format_compare_${tag}_current.txt
 : >"$out2"
