@@ -1090,8 +1090,8 @@ static int sbk__byte_table_count(const sbk_bundle* b, uint32_t type, uint32_t* c
   return size >= 8u + 4u * (uint64_t)*count;
 }
 
-/* Item `i` of the byte table at `table` (`size` bytes, `count` items, as open checked): 0 when `i` is out of
- * range or the item's ends break the rules. */
+/* Item `i` of a byte table whose `count` ends start at `ends`, its `data_size` bytes of data following them (as
+ * open checked): 0 when `i` is out of range or the item's ends break the rules. */
 static SBK__INLINE int sbk__table_item_at(const uint8_t* ends, uint32_t count, uint64_t data_size, uint32_t i,
                                           const uint8_t** bytes, uint32_t* item_size) {
   uint32_t begin, end;
@@ -1104,6 +1104,7 @@ static SBK__INLINE int sbk__table_item_at(const uint8_t* ends, uint32_t count, u
   return 1;
 }
 
+/* The same for the byte table at `table`, `size` bytes in all. */
 static int sbk__table_item_in(const uint8_t* table, uint64_t size, uint32_t count, uint32_t i, const uint8_t** bytes,
                               uint32_t* item_size) {
   return sbk__table_item_at(table + 8u, count, size - (8u + 4u * (uint64_t)count), i, bytes, item_size);
