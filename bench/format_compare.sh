@@ -127,6 +127,8 @@ if ((save && do_bench)); then
   done
   summary=$results/format_compare_$tag.txt
   exec > >(tee "$summary")
+  tee_pid=$!
+  trap 'exec >&-; wait "$tee_pid"' EXIT # the summary is whole when the script returns
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 echo "trace: samples/generate --seed 12 --frames 6000 --draws-per-frame 60 --states 8000 ($(stat -c %s "$trace") bytes)"

@@ -1558,12 +1558,18 @@ static SBK__INLINE const uint8_t* sbk__checked_row(const sbk_bundle* b, uint32_t
   return (uint32_t)XXH3_64bits_withSeed(r + 4, SBK_BUNDLE_RECORD_SIZE - 4u, seed) == sbk__get_u32(r) ? r : NULL;
 }
 
-/* An exact or family row: its fields range-checked and its key item found. */
+/* The key of exact or family row `r`: its key item, in range, naming the row's kind (schemas/keys.md). 0 when it
+ * breaks a rule. */
+static SBK__INLINE int sbk__shader_row_key(const sbk_bundle* b, const uint8_t* r, const uint8_t** key, uint32_t* key_size) {
+  if (!sbk__table_item_at(b->shader_key_ends, b->shader_key_count, b->shader_key_data_size, sbk__get_u32(r + 8), key,
+                          key_size))
+    return 0;
+  return *key_size >= 4u && (*key)[1] == r[4];
+}
+
+/* An exact or family row (its check verified) as an entry: its fields range-checked and its key found. */
 static SBK__INLINE sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t i, const uint8_t* r,
                                                     sbk_entry* entry) {
-  uint32_t key_item = sbk__get_u32(r + 8);
-  const uint8_t* key;
-  uint32_t key_size;
   entry->index = i;
   entry->kind = r[4];
   entry->status = r[5];
@@ -1578,27 +1584,18 @@ static SBK__INLINE sbk_result sbk__load_shader_row(const sbk_bundle* b, uint32_t
   if (entry->kind == SBK_KEY_KIND_FAMILY && entry->rejection != 0u) return SBK_ERROR_CORRUPT;
   if (entry->fragment_module != SBK_NO_MODULE && entry->fragment_module >= b->module_count) return SBK_ERROR_CORRUPT;
   if ((entry->status == SBK_STATUS_READY) != (entry->fragment_module != SBK_NO_MODULE)) return SBK_ERROR_CORRUPT;
-  if (!sbk__table_item_at(b->shader_key_ends, b->shader_key_count, b->shader_key_data_size, key_item, &key, &key_size))
-    return SBK_ERROR_CORRUPT;
-  /* A stored key names its own kind (schemas/keys.md): it must be the row's. */
-  if (key_size < 4u || key[1] != entry->kind) return SBK_ERROR_CORRUPT;
-  entry->key = key;
-  entry->key_size = key_size;
-  return SBK_OK;
+  return sbk__shader_row_key(b, r, &entry->key, &entry->key_size) ? SBK_OK : SBK_ERROR_CORRUPT;
 }
 
-/* Shader row `r` (its check verified) as a pipeline's: a ready entry of `kind` with a module. The rules of
- * sbk__load_shader_row for such a row, without filling an entry: gives its module and key, 0 when a rule is broken. */
+/* Shader row `r` (its check verified) as a pipeline's: sbk__load_shader_row's rules narrowed to a ready row of
+ * `kind` (a module in range), without filling an entry; gives its module and key, 0 when a rule is broken. */
 static SBK__INLINE int sbk__pipeline_shader_row(const sbk_bundle* b, const uint8_t* r, uint32_t kind, uint32_t* module,
                                                 const uint8_t** key, uint32_t* key_size) {
   *module = sbk__get_u32(r + 12);
   if (r[4] != kind || r[5] != SBK_STATUS_READY || sbk__get_u32(r + 16) != 0u || *module >= b->module_count ||
       (kind == SBK_KEY_KIND_FAMILY && sbk__get_u16(r + 6) != 0u))
     return 0;
-  if (!sbk__table_item_at(b->shader_key_ends, b->shader_key_count, b->shader_key_data_size, sbk__get_u32(r + 8), key,
-                          key_size))
-    return 0;
-  return *key_size >= 4u && *key_size <= 0xFFFFu && (*key)[1] == kind;
+  return sbk__shader_row_key(b, r, key, key_size) && *key_size <= 0xFFFFu;
 }
 
 /* Where the pieces of an entry's full key lie: a shader entry's key, or a pipeline's shader key and host-state
@@ -1713,13 +1710,14 @@ static SBK__INLINE int sbk__same_bytes(const uint8_t* a, const uint8_t* b, size_
     return _mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) == 0xFFFF;
   }
   if (n >= 8u) return ((sbk__load_u64(a) ^ sbk__load_u64(b)) | (sbk__load_u64(a + n - 8u) ^ sbk__load_u64(b + n - 8u))) == 0;
-#endif
-  if (n < 8u) {
-    for (i = 0; i < n; ++i) diff |= (uint64_t)(a[i] ^ b[i]);
-    return diff == 0;
+#else
+  if (n >= 8u) {
+    for (i = 0; i + 8u < n; i += 8u) diff |= sbk__load_u64(a + i) ^ sbk__load_u64(b + i);
+    return (diff | (sbk__load_u64(a + n - 8u) ^ sbk__load_u64(b + n - 8u))) == 0;
   }
-  for (i = 0; i + 8u < n; i += 8u) diff |= sbk__load_u64(a + i) ^ sbk__load_u64(b + i);
-  return (diff | (sbk__load_u64(a + n - 8u) ^ sbk__load_u64(b + n - 8u))) == 0;
+#endif
+  for (i = 0; i < n; ++i) diff |= (uint64_t)(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 /* Whether `key` (entry->key_size bytes, as the caller checked) is the key the entry's pieces assemble: the
